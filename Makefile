@@ -1,0 +1,93 @@
+# gpuvet: plain GNU make. `make` builds ./gpuvet and the fake vendor libraries used by replays;
+# `make test` runs every test and ends with "N passed, N failed"; `make deps` installs what the
+# build needs on Debian/Ubuntu (dnf on Fedora/RHEL). See README.md.
+
+CC      ?= gcc
+O       ?= build
+WERROR  ?= 0
+SANITIZE ?=
+
+CSTD     = -std=c11
+WARN     = -Wall -Wextra -Wshadow -Wformat=2 -Wvla -Wno-missing-field-initializers
+ifeq ($(WERROR),1)
+WARN    += -Werror
+endif
+OPT     ?= -O2 -g
+CFLAGS  += $(CSTD) $(WARN) $(OPT) -fno-strict-aliasing
+LDLIBS  += -ldl -lpthread -lm
+
+ifneq ($(SANITIZE),)
+CFLAGS  += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+
+# jansson: linked statically when the archive exists, so the binary runs where only the
+# NVIDIA driver is installed (the H200 machines have no libjansson).
+JANSSON_A := $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/libjansson.a /usr/lib64/libjansson.a /usr/lib/libjansson.a /usr/lib/aarch64-linux-gnu/libjansson.a))
+ifneq ($(JANSSON_A),)
+JANSSON_LIB = $(JANSSON_A)
+else
+JANSSON_LIB = -ljansson
+endif
+
+SRC := $(wildcard src/*.c src/*/*.c)
+OBJ := $(SRC:%.c=$(O)/%.o)
+LIB_SRC := $(filter-out src/main.c src/cmd/%,$(SRC))
+LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
+
+FAKE_CFLAGS = $(CSTD) $(WARN) $(OPT) -fPIC -fvisibility=hidden
+REPLAY_LIBS = $(O)/replay/libnvidia-ml.so.1 $(O)/replay/libcuda.so.1
+
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
+
+.PHONY: all test test-unit test-cli test-gpu asan deps clean format fuzz
+
+all: gpuvet $(REPLAY_LIBS)
+
+gpuvet: $(OBJ)
+	$(CC) $(LDFLAGS) -o $@ $(OBJ) $(JANSSON_LIB) $(LDLIBS)
+
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(O)/replay/libnvidia-ml.so.1: tests/nvml-replay/fake_nvml.c tests/nvml-replay/replay_table.c tests/nvml-replay/replay_table.h src/vendor/nvml.h
+	@mkdir -p $(dir $@)
+	$(CC) $(FAKE_CFLAGS) -shared -Wl,-soname,libnvidia-ml.so.1 -o $@ tests/nvml-replay/fake_nvml.c tests/nvml-replay/replay_table.c
+
+$(O)/replay/libcuda.so.1: tests/nvml-replay/fake_cuda.c tests/nvml-replay/replay_table.c tests/nvml-replay/replay_table.h src/vendor/cuda.h
+	@mkdir -p $(dir $@)
+	$(CC) $(FAKE_CFLAGS) -shared -Wl,-soname,libcuda.so.1 -o $@ tests/nvml-replay/fake_cuda.c tests/nvml-replay/replay_table.c
+
+$(O)/tests/%: tests/unit/%.c tests/unit/test.h $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Isrc -o $@ $< $(LIB_OBJ) $(LDFLAGS) $(JANSSON_LIB) $(LDLIBS)
+
+test: all $(UNIT_BIN)
+	@O=$(O) sh tests/run.sh
+
+test-unit: $(UNIT_BIN)
+	@O=$(O) sh tests/run.sh unit
+
+test-cli: all
+	@O=$(O) sh tests/run.sh cli
+
+# The tests that need a real NVIDIA GPU; elsewhere they say why they are skipped.
+test-gpu: all
+	@O=$(O) sh tests/gpu/run.sh
+
+# The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer, in its own folder.
+asan:
+	$(MAKE) O=build-asan SANITIZE=address,undefined OPT="-O1 -g" test
+
+deps:
+	sh scripts/install-deps.sh
+
+format:
+	clang-format -i $(SRC) $(wildcard src/*/*.h tests/unit/*.c tests/nvml-replay/*.c)
+
+clean:
+	rm -rf build build-asan gpuvet
+
+-include $(OBJ:.o=.d)

@@ -1,0 +1,101 @@
+/*
+ * doctor.c: collect, check, fold (see doctor.h).
+ *
+ * Folding follows the catalog's first lesson: the lowest broken layer is the cause and what
+ * fails above it is usually its echo. A finding whose catalog entry is marked `symptom` (NVML
+ * cannot initialise, cuInit fails, CUDA sees fewer GPUs, ...) is attached to the lowest
+ * failing finding below its layer, and shown under it rather than as a problem of its own.
+ */
+#include "doctor.h"
+
+#include <string.h>
+
+#include "../gpu/probe.h"
+#include "../util/util.h"
+
+static const check_fn checks[] = {
+	check_platform, check_pci,    check_module,	check_devices, check_libraries,
+	check_nvml,	check_cuda,   check_health,	check_kernel_log, check_fabric,
+	check_toolkit,	check_framework, check_env,
+};
+
+void facts_collect(struct host_facts *f)
+{
+	memset(f, 0, sizeof(*f));
+	platform_collect(&f->platform, &f->env);
+	pci_collect(&f->pci);
+	module_collect(&f->module, &f->platform);
+	devnodes_collect(&f->devnodes);
+	kmsg_collect(&f->kmsg);
+	libs_collect(&f->libs, &f->env);
+	toolkit_collect(&f->toolkit, &f->env);
+	python_collect(&f->python, &f->env);
+	procs_collect(&f->procs);
+}
+
+int doctor_collect(struct doctor_input *in, unsigned probe_flags, struct err *e)
+{
+	int64_t t0 = now_ns();
+	struct err pe;
+
+	memset(in, 0, sizeof(*in));
+	err_clear(&pe);
+	/* files first: the libraries can load modules and create device nodes */
+	facts_collect(&in->facts);
+	in->facts_ns = now_ns() - t0;
+	t0 = now_ns();
+	if (probe_run(&in->sys, probe_flags, &pe) != 0 && !in->sys.hung) {
+		/* a garbage answer (an implausible count): a finding, not the end of doctor */
+		str_copy(in->sys.hang_msg, pe.msg, sizeof(in->sys.hang_msg));
+	}
+	in->probe_ns = now_ns() - t0;
+	(void)e;
+	return 0;
+}
+
+void doctor_input_free(struct doctor_input *in)
+{
+	if (!in->sys.hung)
+		gpu_system_free(&in->sys);
+}
+
+/* The failure a symptom at `layer` is an echo of: the lowest failure below it, preferring a
+ * cause to another symptom at the same layer. */
+static const struct finding *cause_below(const struct findings *fs, enum layer layer)
+{
+	const struct finding *best = NULL;
+	size_t i;
+
+	for (i = 0; i < fs->n; i++) {
+		const struct finding *f = &fs->v[i];
+
+		if (f->sev != SEV_FAIL || f->def->layer >= layer || f->cause)
+			continue;
+		if (!best || f->def->layer < best->def->layer ||
+		    (f->def->layer == best->def->layer && best->def->symptom && !f->def->symptom))
+			best = f;
+	}
+	return best;
+}
+
+void doctor_check(const struct doctor_input *in, struct findings *out)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(checks); i++)
+		checks[i](in, out);
+	/* fold, bottom up, so a chain (module -> nvml -> cuda) points at its root */
+	for (i = 0; i < out->n; i++) {
+		struct finding *f = &out->v[i];
+
+		if (!f->def->symptom || f->sev < SEV_WARN)
+			continue;
+		f->cause = cause_below(out, f->def->layer);
+	}
+	for (i = 0; i < out->n; i++) {
+		struct finding *f = &out->v[i];
+
+		while (f->cause && f->cause->cause)
+			f->cause = f->cause->cause;
+	}
+}

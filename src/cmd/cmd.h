@@ -1,0 +1,38 @@
+/*
+ * cmd.h: the command table. One file per command in src/cmd/, each exporting one struct cmd;
+ * main.c lists them, sorted by name, in commands[]. A command's run() talks to the user and
+ * returns the process exit code (util/err.h); everything below cmd/ only returns values.
+ */
+#ifndef GPUVET_CMD_H
+#define GPUVET_CMD_H
+
+#include <stdbool.h>
+
+#include "../version.h"
+
+struct cmd {
+	const char *name;
+	const char *summary; /* one line for `gpuvet help` */
+	const char *usage;   /* the synopsis lines and options for `gpuvet <cmd> --help` */
+	int (*run)(int argc, char **argv);
+};
+
+/* Global options, set by main.c before a command runs. */
+struct global_opts {
+	const char *root;   /* --root / GPUVET_ROOT */
+	const char *replay; /* --replay FILE */
+	bool verbose;
+};
+extern struct global_opts gopts;
+
+extern const struct cmd cmd_doctor, cmd_record, cmd_status;
+
+/* Print "gpuvet: error: ..." and the hint, if any; returns the exit code to use. */
+struct err;
+int cmd_report_error(const struct err *e);
+/* Print the usage of c to stdout. */
+void cmd_print_usage(const struct cmd *c);
+/* For bad command lines: the message, "try 'gpuvet <cmd> --help'", exit code EXIT_USAGE. */
+int cmd_usage_error(const struct cmd *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

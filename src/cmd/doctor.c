@@ -1,0 +1,110 @@
+/*
+ * doctor.c: `gpuvet doctor`, the GPU stack checked bottom up, with a fix for each fault.
+ *
+ * The pipeline is in checks/doctor.c; the output in doctor_report.c. Exit code: 0 all ok
+ * (info lines included), 1 warnings, 2 failures (docs/exit-codes.md).
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../checks/doctor.h"
+#include "../gpu/probe.h"
+#include "../record/recording.h"
+#include "../util/term.h"
+#include "../util/util.h"
+#include "cmd.h"
+
+static const char usage[] =
+	"usage: gpuvet doctor [--json] [-v]\n"
+	"\n"
+	"Check the GPU stack from the bottom up: PCI devices, the kernel module and its files,\n"
+	"device nodes, the driver libraries, NVML, CUDA, GPU health (ECC, PCIe, clocks, power,\n"
+	"heat, Xid errors), NVLink and NVSwitch, CUDA toolkits, PyTorch/TensorFlow/JAX builds\n"
+	"and the environment. The lowest broken layer is named as the cause, with the evidence\n"
+	"and the fix; what it breaks above is folded under it. Nothing is changed.\n"
+	"\n"
+	"options:\n"
+	"  -j, --json       print JSON (docs/cmd/doctor.md)\n"
+	"  -v, --verbose    also list the facts behind each ok line\n"
+	"  --list-findings  print every finding id with its layer and title\n"
+	"  -h, --help       this help\n"
+	"\n"
+	"exit codes: 0 all ok, 1 warnings, 2 failures, 3 doctor could not run\n";
+
+static int list_findings(void)
+{
+	size_t n, i;
+	const struct finding_def *d = finding_defs(&n);
+
+	for (i = 0; i < n; i++)
+		printf("%-36s %-10s %s\n", d[i].id, layer_name(d[i].layer), d[i].title);
+	return EXIT_OK;
+}
+
+static int run_doctor(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"list-findings", no_argument, NULL, 'L'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct doctor_input *in = xcalloc(1, sizeof(*in));
+	struct findings fs = {NULL, 0, 0};
+	struct report_opts ro = {gopts.verbose, 100};
+	struct err e;
+	enum severity worst;
+	bool json = false;
+	int opt, rc;
+
+	err_clear(&e);
+	while ((opt = getopt_long(argc, argv, "jvh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'j': json = true; break;
+		case 'v': ro.verbose = true; break;
+		case 'L': free(in); return list_findings();
+		case 'h': free(in); cmd_print_usage(&cmd_doctor); return EXIT_OK;
+		default: free(in); return cmd_usage_error(&cmd_doctor, "bad option");
+		}
+	}
+	if (optind < argc) {
+		free(in);
+		return cmd_usage_error(&cmd_doctor, "unexpected argument '%s'", argv[optind]);
+	}
+	if (doctor_collect(in, PROBE_NVML | PROBE_STATIC | PROBE_SAMPLE | PROBE_PROCS | PROBE_CUDA,
+			   &e) != 0) {
+		free(in);
+		return cmd_report_error(&e);
+	}
+	doctor_check(in, &fs);
+	ro.width = term_width(100);
+	if (ro.width > 100)
+		ro.width = 100;
+	if (json)
+		report_json(stdout, in, &fs);
+	else
+		report_human(stdout, in, &fs, &ro);
+	worst = findings_worst(&fs);
+	rc = worst == SEV_FAIL ? EXIT_FAIL : worst == SEV_WARN ? EXIT_WARN : EXIT_OK;
+	fflush(stdout);
+	if (in->sys.hung) {
+		/* a vendor call is stuck in the driver: leave without running its library's exit
+		 * handlers, which may wait for the stuck call */
+		replay_finish();
+		_exit(rc);
+	}
+	findings_free(&fs);
+	doctor_input_free(in);
+	free(in);
+	return rc;
+}
+
+const struct cmd cmd_doctor = {
+	"doctor", "check the GPU stack bottom up and say how to fix what is broken", usage,
+	run_doctor,
+};

@@ -1,0 +1,80 @@
+/*
+ * record.c: `gpuvet record FILE`, a replayable snapshot of this machine.
+ *
+ * Runs everything doctor and status read (host facts, NVML, the CUDA probe) with the recorder
+ * on, and writes one JSON file (docs/scenarios.md) a user can attach to a bug report.
+ * `gpuvet --replay FILE <command>` runs any command against it.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../checks/doctor.h"
+#include "../gpu/probe.h"
+#include "../record/recorder.h"
+#include "../record/recording.h"
+#include "../util/util.h"
+#include "cmd.h"
+
+static const char usage[] =
+	"usage: gpuvet record [--scrub] [-m TEXT] FILE\n"
+	"\n"
+	"Write a snapshot of this machine to FILE ('-' for standard output): what NVML and the\n"
+	"CUDA driver answered, and the /proc, /sys, /dev and /etc facts gpuvet read. Replay it\n"
+	"anywhere with 'gpuvet --replay FILE doctor' (or status). Nothing is changed on the\n"
+	"machine.\n"
+	"\n"
+	"options:\n"
+	"  --scrub            replace GPU serial numbers, UUIDs and the host name\n"
+	"  -m, --message TEXT a description stored in the file\n"
+	"  -h, --help         this help\n";
+
+static int run_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"scrub", no_argument, NULL, 's'},
+		{"message", required_argument, NULL, 'm'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct rec_meta meta = {GPUVET_VERSION, NULL, false};
+	struct doctor_input in;
+	struct err e;
+	int opt, rc;
+
+	err_clear(&e);
+	while ((opt = getopt_long(argc, argv, "m:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 's': meta.scrub = true; break;
+		case 'm': meta.description = optarg; break;
+		case 'h': cmd_print_usage(&cmd_record); return EXIT_OK;
+		default: return cmd_usage_error(&cmd_record, "bad option");
+		}
+	}
+	if (optind != argc - 1)
+		return cmd_usage_error(&cmd_record, "record takes one FILE");
+	if (gopts.replay)
+		fputs("gpuvet: note: recording a replay: the result repeats the replayed machine\n",
+		      stderr);
+	rec_start();
+	/* the same reads as doctor, plus the slow PCIe throughput and energy queries */
+	rc = doctor_collect(&in, PROBE_ALL, &e);
+	if (rc != 0 && !in.sys.hung) {
+		rec_stop();
+		return cmd_report_error(&e);
+	}
+	rc = rec_write(argv[optind], &meta, &e);
+	doctor_input_free(&in);
+	rec_stop();
+	if (rc != 0)
+		return cmd_report_error(&e);
+	if (strcmp(argv[optind], "-") != 0)
+		fprintf(stderr, "gpuvet: recorded %u GPU%s to %s\n", in.sys.ngpus,
+			in.sys.ngpus == 1 ? "" : "s", argv[optind]);
+	return EXIT_OK;
+}
+
+const struct cmd cmd_record = {
+	"record", "write a replayable snapshot of this machine", usage, run_record,
+};

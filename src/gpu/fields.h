@@ -1,0 +1,68 @@
+/*
+ * fields.h: the named fields of the device model, for `status --query`, JSON output and any
+ * later front end (watch, serve).
+ *
+ * Each field has gpuvet's own JSON key (with its unit: power_mw, mem_used_bytes) and, where
+ * nvidia-smi has the same reading, nvidia-smi's --query-gpu name and unit, so scripts can swap
+ * `nvidia-smi --query-gpu=... --format=csv` for `gpuvet status --query ... --format csv`.
+ */
+#ifndef GPUVET_FIELDS_H
+#define GPUVET_FIELDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "device.h"
+
+enum field_kind {
+	FK_NUM,	   /* a struct num, shown as v / div with `decimals` decimals */
+	FK_TEXT,   /* a struct text */
+	FK_ENABLED, /* struct num 0/1: Disabled/Enabled */
+	FK_YESNO,  /* struct num 0/1: No/Yes */
+	FK_PSTATE, /* struct num: P0..P15 */
+	FK_HEX,	   /* struct num: 0x%016llx */
+	FK_ACTIVE, /* one bit of a struct num: Active/Not Active */
+	FK_COMPUTE_MODE,
+	FK_RECOVERY,
+	FK_CC,	   /* compute capability major.minor */
+	FK_INDEX,
+	FK_SYS_TEXT,  /* a struct text of struct gpu_system */
+	FK_SYS_NUM,   /* a struct num of struct gpu_system */
+	FK_TIMESTAMP,
+	FK_FABRIC_STATE,
+};
+
+struct field {
+	const char *smi;  /* nvidia-smi's --query-gpu name, or NULL when it has none */
+	const char *key;  /* gpuvet's JSON key, or NULL when only the nvidia-smi name exists */
+	const char *unit; /* unit shown after values and in csv headers ("MiB"), or NULL */
+	enum field_kind kind;
+	size_t off;	  /* offset in struct gpu (or struct gpu_system for FK_SYS_*) */
+	int64_t div;	  /* display divisor (1 when none) */
+	int decimals;
+	uint64_t bit;	  /* FK_ACTIVE */
+};
+
+struct field_out {
+	enum val_state st;
+	bool is_text;	 /* JSON string rather than number */
+	double num;	 /* scaled for display */
+	int64_t raw;	 /* the stored integer */
+	char text[128];	 /* the value as nvidia-smi would print it, without unit */
+	const char *call;
+	int rc;
+	unsigned char lib;
+};
+
+/* Look a field up by nvidia-smi name (or alias) or by gpuvet key; NULL when unknown. */
+const struct field *field_find(const char *name);
+/* All fields, for docs and --help-query. */
+const struct field *field_all(size_t *n);
+/* Evaluate a field for one GPU. */
+void field_get(const struct field *f, const struct gpu_system *sys, const struct gpu *g,
+	       struct field_out *out);
+/* "Not Supported (3)" for an NVML or CUDA code, as stored in struct num. */
+const char *field_error_text(unsigned char lib, int rc, char *buf, size_t n);
+
+#endif

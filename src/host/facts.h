@@ -1,0 +1,296 @@
+/*
+ * facts.h: what doctor learns about the machine from files alone, before any library call.
+ *
+ * NVML and libcuda can load kernel modules, create device nodes and wake a suspended GPU
+ * (catalog lesson 17), so every collector here reads files through host.h and is run before
+ * the vendor probe. Each collector fills its own part and never fails as a whole: a value it
+ * cannot read keeps its "unknown" marker (-1, "" or false with the matching *_read flag).
+ *
+ * The collectors live in host/<part>.c: platform.c, pci.c, module.c, devnodes.c, kmsg.c,
+ * libs.c, toolkit.c, python.c, procs.c.
+ */
+#ifndef GPUVET_FACTS_H
+#define GPUVET_FACTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "host.h"
+
+#define FACTS_MAX_PCI 64
+#define FACTS_MAX_KERNELS 16
+#define FACTS_MAX_NODES 48
+#define FACTS_MAX_XIDS 64
+#define FACTS_MAX_LIBS 16
+#define FACTS_MAX_TOOLKITS 16
+#define FACTS_MAX_ENVS 16
+#define FACTS_MAX_FW 6
+#define FACTS_MAX_PROCS 16
+#define FACTS_MAX_BADVARS 16
+
+/* ---- platform: OS, container, WSL, VM (platform.c) ---- */
+
+enum pkg_mgr { PKG_UNKNOWN = 0, PKG_APT, PKG_DNF, PKG_YUM, PKG_ZYPPER, PKG_PACMAN };
+
+struct platform_facts {
+	struct host_uname un;
+	char os_id[32];	      /* os-release ID: "ubuntu" */
+	char os_id_like[64];  /* ID_LIKE: "debian" */
+	char os_version_id[32];
+	char os_pretty[128];  /* PRETTY_NAME */
+	enum pkg_mgr pkg;
+	bool container;
+	char container_kind[32]; /* "docker", "podman", "kubernetes", "containerd", "lxc", ... */
+	bool wsl;		 /* osrelease mentions microsoft, or /dev/dxg exists */
+	bool vm;
+	char hypervisor[64];	 /* DMI sys_vendor/product name when a VM is recognised */
+	bool is_root;		 /* effective uid 0 */
+	char cmdline[2048];	 /* /proc/cmdline */
+};
+
+/* ---- PCI devices of vendor 0x10de (pci.c) ---- */
+
+struct pci_dev {
+	char bdf[16]; /* "0000:00:06.0" */
+	unsigned vendor, device, subsys_vendor, subsys_device;
+	unsigned class_code; /* 0x030200 */
+	bool is_gpu;	     /* class 0x0300xx or 0x0302xx */
+	bool is_nvswitch;    /* class 0x0680xx */
+	char driver[32];     /* basename of the driver link; "" when no driver is bound */
+	int cur_gen, max_gen, cur_width, max_width; /* -1 when unreadable */
+	char up_bdf[16];			     /* the upstream port, "" when none */
+	int up_max_gen, up_max_width;		     /* its capability, -1 unknown */
+	int numa_node;				     /* -1 none */
+	char local_cpulist[128];
+	char runtime_status[16]; /* power/runtime_status: "active", "suspended", "" */
+	int64_t aer_fatal, aer_nonfatal, aer_correctable; /* totals, -1 unreadable */
+	bool config_read;
+	bool config_all_ff; /* the first 4 config bytes read ff ff ff ff: not answering */
+	int iommu_group;    /* -1 none */
+	/* /proc/driver/nvidia/gpus/<bdf>/information, present once the module probed it */
+	bool nv_info;
+	char nv_model[96], nv_uuid[64], nv_firmware[32];
+	bool nv_excluded;
+	int nv_minor; /* -1 unknown */
+};
+
+struct pci_facts {
+	bool sysfs_read; /* /sys/bus/pci/devices could be listed */
+	struct pci_dev devs[FACTS_MAX_PCI];
+	int n;
+	int ngpus, nswitches;
+};
+
+/* ---- kernel module, its files, Secure Boot, blacklists (module.c) ---- */
+
+struct kernel_modfile {
+	char release[65];
+	bool has_nvidia; /* an nvidia.ko* for this kernel */
+	char path[256];	 /* where, relative to /lib/modules/<release> */
+	bool has_build;	 /* /lib/modules/<release>/build exists (headers for DKMS) */
+};
+
+struct module_facts {
+	bool proc_version; /* /proc/driver/nvidia/version exists */
+	char version[64];  /* kernel module version ("580.159.04") */
+	bool open_flavour; /* "Open Kernel Module" */
+	char version_line[256];
+	bool loaded_nvidia, loaded_uvm, loaded_modeset, loaded_drm, loaded_peermem, loaded_nouveau;
+	bool modules_read; /* /proc/modules was readable */
+	/* module files, per installed kernel; [0] is the running kernel when present */
+	struct kernel_modfile kernels[FACTS_MAX_KERNELS];
+	int nkernels;
+	bool running_has_module;
+	bool running_has_headers;
+	int module_signed; /* 1 signed, 0 unsigned, -1 unknown (compressed or unreadable) */
+	/* DKMS: versions under /var/lib/dkms/nvidia* and the kernels each was built for */
+	char dkms_versions[8][32];
+	int ndkms;
+	char dkms_kernels[8][256]; /* space-separated releases per version */
+	/* Secure Boot and lockdown */
+	bool efi;	  /* /sys/firmware/efi exists */
+	int secure_boot;  /* 1 on, 0 off, -1 unknown or legacy BIOS */
+	char lockdown[32]; /* "none", "integrity", "confidentiality", "" unknown */
+	/* blacklists */
+	bool nouveau_blacklisted;
+	char nouveau_blacklist_src[256]; /* file or "kernel command line" */
+	bool nvidia_blacklisted;
+	char nvidia_blacklist_src[256];
+	bool uvm_in_proc_devices; /* "nvidia-uvm" in /proc/devices */
+	bool firmware_dir;	  /* /lib/firmware/nvidia/<version> exists */
+	/* /proc/driver/nvidia/params */
+	int64_t param_dev_uid, param_dev_gid, param_dev_mode, param_modify_dev_files; /* -1 unknown */
+	/* package manager history: the last NVIDIA package change seen in apt or dnf logs */
+	char last_pkg_change[256];
+};
+
+/* ---- device nodes (devnodes.c) ---- */
+
+struct devnode {
+	char path[64];
+	bool exists;
+	struct host_stat st;
+	int access_rc; /* host_access(R_OK|W_OK): 0 or -errno */
+};
+
+struct devnode_facts {
+	struct devnode nodes[FACTS_MAX_NODES]; /* /dev/nvidiactl, /dev/nvidiaN, uvm, caps */
+	int n;
+	int ngpu_nodes; /* /dev/nvidia[0-9]+ */
+	bool dxg;	/* /dev/dxg (WSL2) */
+	struct host_identity id;
+};
+
+/* ---- kernel log (kmsg.c) ---- */
+
+struct xid_event {
+	char bdf[32];	/* as printed: "PCI:0000:10:1c" normalised to "0000:10:1c" */
+	int xid;
+	char text[200]; /* the message after the code */
+	int64_t usec;	/* kernel timestamp */
+};
+
+struct kmsg_facts {
+	int read_rc;	   /* 0, or -errno from /dev/kmsg */
+	bool restricted;   /* dmesg_restrict is 1 and we could not read it */
+	int dmesg_restrict; /* -1 unknown */
+	struct xid_event xids[FACTS_MAX_XIDS];
+	int nxids;
+	int nxids_dropped; /* more than FACTS_MAX_XIDS */
+	char rm_init_line[256];	   /* last "RmInitAdapter failed" line, "" none */
+	char fallen_line[256];	   /* "fallen off the bus" */
+	char key_rejected_line[256]; /* module signature rejected */
+	char uvm_hmm_line[256];	   /* nvidia-uvm request_free_mem_region err -34 */
+	char probe_not_called_line[256]; /* "NVIDIA probe routine was not called" */
+	char gsp_line[256];	   /* GSP firmware boot failure */
+};
+
+/* ---- libraries the loader would pick (libs.c) ---- */
+
+enum lib_source { LIBSRC_LD_LIBRARY_PATH = 1, LIBSRC_LDCACHE, LIBSRC_DEFAULT_DIR };
+
+struct lib_candidate {
+	char name[64];	 /* the file name found: "libcuda.so.1" */
+	char path[512];	 /* where */
+	char real[512];	 /* resolved */
+	char version[64]; /* from the resolved name: "580.159.04"; "" unknown */
+	bool stub;	 /* under a .../stubs/ folder */
+	bool compat;	 /* under a .../compat/ folder or a cuda-compat package */
+	bool wsl;	 /* /usr/lib/wsl/lib */
+	enum lib_source src;
+	int64_t size;
+};
+
+struct lib_list {
+	struct lib_candidate v[FACTS_MAX_LIBS];
+	int n;
+};
+
+struct lib_facts {
+	bool ldcache_read;
+	char ld_library_path[2048];
+	struct lib_list libcuda, libnvml, libcudart, libcudnn;
+};
+
+/* ---- CUDA toolkits (toolkit.c) ---- */
+
+struct toolkit {
+	char path[256];	  /* /usr/local/cuda-13.0 */
+	char version[32]; /* from version.json / version.txt */
+	bool is_default;  /* /usr/local/cuda points here */
+};
+
+struct toolkit_facts {
+	struct toolkit v[FACTS_MAX_TOOLKITS];
+	int n;
+	char nvcc_path[256];	/* first nvcc on PATH, resolved */
+	char nvcc_version[32];	/* the toolkit it belongs to */
+	char cuda_home[256];	/* CUDA_HOME or CUDA_PATH */
+};
+
+/* ---- Python environments and frameworks (python.c) ---- */
+
+enum fw_kind { FW_TORCH = 1, FW_TENSORFLOW, FW_JAX };
+
+struct framework {
+	enum fw_kind kind;
+	char version[64];   /* "2.11.0+cu130" */
+	char cuda[16];	    /* CUDA it was built for: "13.0"; "" for CPU or ROCm builds */
+	bool cpu_only;
+	bool rocm;
+	char archs[160];    /* "sm_75 sm_80 sm_90 ..." where known, "" unknown */
+	char cudnn_pin[32]; /* from METADATA Requires-Dist */
+	char path[512];	    /* the package folder */
+};
+
+struct python_env {
+	char prefix[512];
+	char kind[16];	  /* "venv", "conda", "system", "user" */
+	bool active;	  /* $VIRTUAL_ENV or $CONDA_PREFIX */
+	bool on_path;	  /* the python3 on PATH belongs to it */
+	char site[512];	  /* site-packages folder */
+	char py_version[16];
+	struct framework fw[FACTS_MAX_FW];
+	int nfw;
+	char nvidia_libdir[512]; /* site-packages/nvidia/.../lib with libcublasLt / libnccl */
+};
+
+struct python_facts {
+	struct python_env v[FACTS_MAX_ENVS];
+	int n;
+};
+
+/* ---- processes (procs.c) ---- */
+
+struct proc_facts {
+	bool scanned;
+	int persistenced_pid; /* 0 none */
+	int fabricmanager_pid;
+	int xorg_pid;
+	bool fm_log_present; /* /var/log/fabricmanager.log */
+};
+
+/* ---- environment variables (platform.c) ---- */
+
+struct env_facts {
+	char cuda_visible_devices[256];
+	bool cuda_visible_set;
+	char nvidia_visible_devices[256];
+	bool nvidia_visible_set;
+	char cuda_device_order[32];
+	char bad_vars[FACTS_MAX_BADVARS][160]; /* "CUDA_LAUNCH_BLOCKING=1" */
+	int nbad;
+	char path[4096];
+	char virtual_env[512], conda_prefix[512], home[512];
+};
+
+struct host_facts {
+	struct platform_facts platform;
+	struct env_facts env;
+	struct pci_facts pci;
+	struct module_facts module;
+	struct devnode_facts devnodes;
+	struct kmsg_facts kmsg;
+	struct lib_facts libs;
+	struct toolkit_facts toolkit;
+	struct python_facts python;
+	struct proc_facts procs;
+};
+
+/* Fill every part, in the order above; never fails as a whole. */
+void facts_collect(struct host_facts *f);
+
+void platform_collect(struct platform_facts *p, struct env_facts *env);
+void pci_collect(struct pci_facts *p);
+void module_collect(struct module_facts *m, const struct platform_facts *p);
+void devnodes_collect(struct devnode_facts *d);
+void kmsg_collect(struct kmsg_facts *k);
+void libs_collect(struct lib_facts *l, const struct env_facts *env);
+void toolkit_collect(struct toolkit_facts *t, const struct env_facts *env);
+void python_collect(struct python_facts *py, const struct env_facts *env);
+void procs_collect(struct proc_facts *p);
+
+/* PCIe generation from a sysfs link speed ("32.0 GT/s PCIe" -> 5); -1 when unknown. */
+int pci_gen_from_speed(const char *speed);
+
+#endif

@@ -1,0 +1,80 @@
+/*
+ * host.h: every fact gpuvet reads from the operating system goes through here.
+ *
+ * Reads of /proc, /sys, /dev, /lib/modules, /etc, /var/log, /usr and the kernel log are made
+ * relative to one root prefix (--root DIR, GPUVET_ROOT), so tests and replays feed fake trees.
+ * Paths passed in are absolute paths of the machine being examined ("/proc/modules"); symbolic
+ * links are resolved by hand inside the root, so an absolute link target never escapes it.
+ *
+ * A fake root may hold a file .gpuvet/facts (format in docs/scenarios.md) that supplies what a
+ * plain tree cannot: the environment, uname, the user's identity, device-node metadata and
+ * forced errors such as EACCES. When gpuvet records a machine (record/recorder.h) every read
+ * made here is captured, so a replay answers the same questions the same way.
+ *
+ * All functions return 0 or a negative errno and never print.
+ */
+#ifndef GPUVET_HOST_H
+#define GPUVET_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../util/err.h"
+
+/* Use DIR as the root of every read; NULL, "" or "/" means the real machine. */
+int host_set_root(const char *dir, struct err *e);
+/* The root prefix in use, "" for the real machine. */
+const char *host_root(void);
+/* True when the root carries a .gpuvet/facts file (a replay or a hand-made scenario). */
+bool host_is_fake(void);
+
+/* Read a whole file of at most max bytes; returns a NUL-terminated heap buffer (caller frees)
+ * or NULL with *err_out set to a negative errno. len may be NULL. */
+char *host_read(const char *path, size_t max, size_t *len, int *err_out);
+/* First line of a file, trimmed, into buf. */
+int host_read_line(const char *path, char *buf, size_t n);
+/* Parse a file holding one integer (decimal or 0x hex). */
+int host_read_u64(const char *path, uint64_t *out);
+int host_readlink(const char *path, char *buf, size_t n);
+/* Resolve every link in path inside the root; the result has no root prefix. */
+int host_realpath(const char *path, char *buf, size_t n);
+/* Names in a directory, sorted, without "." and ".."; free with host_list_free. */
+int host_list(const char *path, char ***names, size_t *n);
+void host_list_free(char **names, size_t n);
+
+struct host_stat {
+	char type; /* 'f' file, 'd' dir, 'l' link (lstat only), 'c' char dev, 'b' block dev, 'o' other */
+	unsigned mode; /* permission bits, 07777 */
+	unsigned uid, gid;
+	unsigned major, minor;
+	int64_t size;
+};
+/* stat() following links. */
+int host_stat(const char *path, struct host_stat *st);
+bool host_exists(const char *path);
+
+struct host_identity {
+	unsigned uid, gid;
+	unsigned groups[64];
+	int ngroups;
+};
+int host_identity(struct host_identity *id);
+/* Would this user get `want` (R_OK|W_OK|X_OK bits) on path, judged from its mode and owner
+ * like the kernel does (root passes read/write)? Returns 0, -EACCES or another -errno. */
+int host_access(const char *path, int want);
+
+/* The examined machine's environment variable, or NULL. */
+const char *host_getenv(const char *name);
+
+struct host_uname {
+	char sysname[65], nodename[65], release[65], version[129], machine[65];
+};
+int host_uname(struct host_uname *u);
+
+/* The kernel log as text records, one per line, "prio,seq,usec,flags;message" (the /dev/kmsg
+ * format); only lines about NVIDIA, PCI and module signing are kept. Returns -EPERM/-EACCES
+ * when the log is restricted. The buffer is the caller's. */
+int host_read_kmsg(char **text, size_t *len);
+
+#endif

@@ -1,0 +1,445 @@
+/*
+ * recording.c: the recorder behind recorder.h, and writing a recording to a file.
+ *
+ * The capture is one jansson document built as answers arrive. Host facts go under "files",
+ * "env", "uname" and "identity"; vendor answers under "nvml" and "cuda", split into "system"
+ * and one object per device; library paths under "libraries". docs/scenarios.md describes the
+ * format; replay.c reads it back.
+ */
+#define _GNU_SOURCE
+#include "recording.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../host/host.h"
+#include "../util/strbuf.h"
+#include "../util/util.h"
+#include "recorder.h"
+
+static json_t *doc;
+
+void rec_start(void)
+{
+	if (doc)
+		json_decref(doc);
+	doc = json_object();
+	json_object_set_new(doc, "gpuvet_recording", json_integer(RECORDING_FORMAT));
+	json_object_set_new(doc, "files", json_object());
+	json_object_set_new(doc, "env", json_object());
+	json_object_set_new(doc, "libraries", json_object());
+}
+
+bool rec_active(void)
+{
+	return doc != NULL;
+}
+
+static json_t *section(json_t *parent, const char *name, bool array)
+{
+	json_t *s = json_object_get(parent, name);
+
+	if (!s) {
+		s = array ? json_array() : json_object();
+		json_object_set_new(parent, name, s);
+	}
+	return s;
+}
+
+/* The object for one path under "files", created on first use. A plain string entry (file
+ * content) is upgraded to an object when more is learnt about the same path. */
+static json_t *file_entry(const char *path)
+{
+	json_t *files = section(doc, "files", false);
+	json_t *e = json_object_get(files, path);
+
+	if (e && json_is_object(e))
+		return e;
+	if (e && json_is_string(e)) {
+		json_t *o = json_object();
+
+		json_object_set(o, "content", e);
+		json_object_set_new(files, path, o);
+		return o;
+	}
+	e = json_object();
+	json_object_set_new(files, path, e);
+	return e;
+}
+
+/* Text that survives a JSON string and a terminal unchanged (printable, valid UTF-8);
+ * anything else is stored in hex. */
+static bool is_plain_text(const char *data, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned char c = (unsigned char)data[i];
+		size_t extra, k;
+
+		if (c < 0x80) {
+			if (c == 0 || (c < 0x20 && c != '\n' && c != '\t' && c != '\r') || c == 0x7f)
+				return false;
+			i++;
+			continue;
+		}
+		if ((c & 0xe0) == 0xc0 && c >= 0xc2)
+			extra = 1;
+		else if ((c & 0xf0) == 0xe0)
+			extra = 2;
+		else if ((c & 0xf8) == 0xf0 && c <= 0xf4)
+			extra = 3;
+		else
+			return false;
+		for (k = 1; k <= extra; k++)
+			if (i + k >= len || ((unsigned char)data[i + k] & 0xc0) != 0x80)
+				return false;
+		i += extra + 1;
+	}
+	return true;
+}
+
+void rec_file(const char *path, const char *data, size_t len)
+{
+	json_t *files, *e, *s;
+
+	if (!doc)
+		return;
+	files = section(doc, "files", false);
+	e = json_object_get(files, path);
+	s = is_plain_text(data, len) ? json_stringn(data, len) : NULL;
+
+	if (s) {
+		if (!e)
+			json_object_set_new(files, path, s);
+		else if (json_is_object(e))
+			json_object_set_new(e, "content", s);
+		else
+			json_object_set_new(files, path, s);
+	} else {
+		struct strbuf hex;
+		size_t i;
+
+		sb_init(&hex);
+		for (i = 0; i < len; i++)
+			sb_addf(&hex, "%02x", (unsigned char)data[i]);
+		e = file_entry(path);
+		json_object_del(e, "content");
+		json_object_set_new(e, "hex", json_string(hex.buf));
+		sb_release(&hex);
+	}
+}
+
+static const char *errno_name(int errnum)
+{
+	switch (errnum) {
+	case ENOENT: return "ENOENT";
+	case EACCES: return "EACCES";
+	case EPERM: return "EPERM";
+	case EIO: return "EIO";
+	case ENODEV: return "ENODEV";
+	case ENXIO: return "ENXIO";
+	case EINVAL: return "EINVAL";
+	case ENOTDIR: return "ENOTDIR";
+	case EBUSY: return "EBUSY";
+	case EAGAIN: return "EAGAIN";
+	case ELOOP: return "ELOOP";
+	default: return "EIO";
+	}
+}
+
+void rec_error(const char *path, int errnum)
+{
+	json_t *files;
+
+	if (!doc)
+		return;
+	files = section(doc, "files", false);
+	/* a later failure never hides content already captured */
+	if (json_object_get(files, path))
+		return;
+	json_object_set_new(file_entry(path), "error", json_string(errno_name(errnum)));
+}
+
+void rec_link(const char *path, const char *target)
+{
+	if (!doc)
+		return;
+	json_object_set_new(file_entry(path), "link", json_string(target));
+}
+
+void rec_dir(const char *path, char **names, size_t n)
+{
+	json_t *a;
+	size_t i;
+
+	if (!doc)
+		return;
+	a = json_array();
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_string(names[i]));
+	json_object_set_new(file_entry(path), "dir", a);
+}
+
+void rec_stat(const char *path, const struct host_stat *st)
+{
+	char mode[16], type[2] = {st->type, '\0'};
+
+	if (!doc)
+		return;
+	str_fmt(mode, sizeof(mode), "%04o", st->mode);
+	json_object_set_new(file_entry(path), "stat",
+			    json_pack("{s:s, s:s, s:i, s:i, s:i, s:i}", "type", type, "mode", mode,
+				      "uid", (json_int_t)st->uid, "gid", (json_int_t)st->gid, "major",
+				      (json_int_t)st->major, "minor", (json_int_t)st->minor));
+}
+
+void rec_env(const char *name, const char *value)
+{
+	if (!doc)
+		return;
+	json_object_set_new(section(doc, "env", false), name,
+			    value ? json_string(value) : json_null());
+}
+
+void rec_uname(const char *sysname, const char *nodename, const char *release, const char *version,
+	       const char *machine)
+{
+	if (!doc)
+		return;
+	json_object_set_new(doc, "uname",
+			    json_pack("{s:s, s:s, s:s, s:s, s:s}", "sysname", sysname, "nodename",
+				      nodename, "release", release, "version", version, "machine",
+				      machine));
+}
+
+void rec_identity(unsigned uid, unsigned gid, const unsigned *groups, int ngroups)
+{
+	json_t *g;
+	int i;
+
+	if (!doc)
+		return;
+	g = json_array();
+	for (i = 0; i < ngroups; i++)
+		json_array_append_new(g, json_integer(groups[i]));
+	json_object_set_new(doc, "identity",
+			    json_pack("{s:i, s:i, s:o}", "uid", (json_int_t)uid, "gid", (json_int_t)gid,
+				      "groups", g));
+}
+
+/* The object that holds answers for (lib, gpu): doc[lib].system or doc[lib].devices[gpu]. */
+static json_t *answers_for(const char *lib, int gpu)
+{
+	json_t *l = section(doc, lib, false);
+	json_t *devs;
+
+	if (gpu < 0)
+		return section(l, "system", false);
+	devs = section(l, "devices", true);
+	while ((int)json_array_size(devs) <= gpu)
+		json_array_append_new(devs, json_object());
+	return json_array_get(devs, (size_t)gpu);
+}
+
+void rec_call(const char *lib, int gpu, const char *key, int rc, const char *fmt, ...)
+{
+	va_list ap;
+	json_t *a;
+	const char *f;
+
+	if (!doc)
+		return;
+	a = json_array();
+	json_array_append_new(a, json_integer(rc));
+	va_start(ap, fmt);
+	for (f = fmt; *f; f++) {
+		if (*f == 'i')
+			json_array_append_new(a, json_integer(va_arg(ap, int64_t)));
+		else if (*f == 'u')
+			json_array_append_new(a, json_integer((json_int_t)va_arg(ap, uint64_t)));
+		else if (*f == 's')
+			json_array_append_new(a, json_string(va_arg(ap, const char *)));
+	}
+	va_end(ap);
+	json_object_set_new(answers_for(lib, gpu), key, a);
+}
+
+void rec_call_rows(const char *lib, int gpu, const char *key, int rc, const char *fmt,
+		   size_t nrows, const int64_t *vals)
+{
+	size_t width = strlen(fmt), r, c;
+	json_t *a;
+
+	if (!doc)
+		return;
+	a = json_array();
+	json_array_append_new(a, json_integer(rc));
+	for (r = 0; r < nrows; r++) {
+		json_t *row = json_array();
+
+		for (c = 0; c < width; c++)
+			json_array_append_new(row, json_integer(vals[r * width + c]));
+		json_array_append_new(a, row);
+	}
+	json_object_set_new(answers_for(lib, gpu), key, a);
+}
+
+void rec_library(const char *lib, const char *path, const char *version, const char *error)
+{
+	json_t *o;
+
+	if (!doc)
+		return;
+	o = json_object();
+	if (path)
+		json_object_set_new(o, "path", json_string(path));
+	if (version)
+		json_object_set_new(o, "version", json_string(version));
+	if (error)
+		json_object_set_new(o, "error", json_string(error));
+	json_object_set_new(section(doc, "libraries", false), lib, o);
+}
+
+void rec_missing_symbol(const char *lib, const char *symbol)
+{
+	json_t *o;
+
+	if (!doc)
+		return;
+	o = json_object_get(section(doc, "libraries", false), lib);
+	if (!o) {
+		o = json_object();
+		json_object_set_new(section(doc, "libraries", false), lib, o);
+	}
+	json_array_append_new(section(o, "missing", true), json_string(symbol));
+}
+
+/* ---- writing ------------------------------------------------------------------------------- */
+
+struct scrub_pair {
+	char *from, *to;
+};
+
+static void scrub_add(struct scrub_pair **pairs, size_t *n, const char *from, const char *to)
+{
+	size_t i;
+
+	if (!from || strlen(from) < 4)
+		return;
+	for (i = 0; i < *n; i++)
+		if (strcmp((*pairs)[i].from, from) == 0)
+			return;
+	*pairs = xrealloc(*pairs, (*n + 1) * sizeof(**pairs));
+	(*pairs)[*n].from = xstrdup(from);
+	(*pairs)[*n].to = xstrdup(to);
+	(*n)++;
+}
+
+static char *replace_all(char *text, const char *from, const char *to)
+{
+	struct strbuf out;
+	const char *p = text, *hit;
+	size_t fl = strlen(from);
+
+	sb_init(&out);
+	while ((hit = strstr(p, from)) != NULL) {
+		sb_add(&out, p, (size_t)(hit - p));
+		sb_adds(&out, to);
+		p = hit + fl;
+	}
+	sb_adds(&out, p);
+	free(text);
+	return sb_detach(&out);
+}
+
+/* Serials, UUIDs and the host name, replaced everywhere by stable placeholders. */
+static char *scrub(char *text)
+{
+	struct scrub_pair *pairs = NULL;
+	size_t n = 0, i;
+	json_t *devs = json_object_get(json_object_get(doc, "nvml"), "devices");
+	json_t *dev;
+	json_t *un = json_object_get(doc, "uname");
+
+	json_array_foreach(devs, i, dev) {
+		json_t *uuid = json_array_get(json_object_get(dev, "nvmlDeviceGetUUID"), 1);
+		json_t *serial = json_array_get(json_object_get(dev, "nvmlDeviceGetSerial"), 1);
+		char to[64];
+
+		if (json_is_string(uuid)) {
+			const char *u = json_string_value(uuid);
+
+			str_fmt(to, sizeof(to), "GPU-00000000-0000-0000-0000-%012zu", i);
+			scrub_add(&pairs, &n, u, to);
+			/* /proc and CUDA spell it in lower case without the prefix too */
+			if (str_starts(u, "GPU-")) {
+				str_fmt(to, sizeof(to), "00000000-0000-0000-0000-%012zu", i);
+				scrub_add(&pairs, &n, u + 4, to);
+			}
+		}
+		if (json_is_string(serial)) {
+			str_fmt(to, sizeof(to), "%013zu", i);
+			scrub_add(&pairs, &n, json_string_value(serial), to);
+		}
+	}
+	if (un && json_is_string(json_object_get(un, "nodename")))
+		scrub_add(&pairs, &n, json_string_value(json_object_get(un, "nodename")),
+			  "scrubbed-host");
+	for (i = 0; i < n; i++) {
+		text = replace_all(text, pairs[i].from, pairs[i].to);
+		free(pairs[i].from);
+		free(pairs[i].to);
+	}
+	free(pairs);
+	return text;
+}
+
+int rec_write(const char *path, const struct rec_meta *meta, struct err *e)
+{
+	char stamp[64];
+	time_t now = time(NULL);
+	struct tm tm;
+	char *text;
+	FILE *f;
+
+	if (!doc)
+		return err_set(e, EXIT_ERROR, "no recording was made");
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	json_object_set_new(doc, "created", json_string(stamp));
+	json_object_set_new(doc, "gpuvet_version", json_string(meta->version));
+	json_object_set_new(doc, "scrubbed", json_boolean(meta->scrub));
+	if (meta->description)
+		json_object_set_new(doc, "description", json_string(meta->description));
+	text = json_dumps(doc, JSON_INDENT(1) | JSON_SORT_KEYS);
+	if (!text)
+		return err_set(e, EXIT_ERROR, "cannot serialise the recording");
+	if (meta->scrub)
+		text = scrub(text);
+	if (strcmp(path, "-") == 0) {
+		f = stdout;
+	} else if (!(f = fopen(path, "we"))) {
+		free(text);
+		return err_set(e, EXIT_ERROR, "cannot write '%s': %s", path, strerror(errno));
+	}
+	fputs(text, f);
+	fputc('\n', f);
+	free(text);
+	if (f != stdout && fclose(f) != 0)
+		return err_set(e, EXIT_ERROR, "cannot write '%s': %s", path, strerror(errno));
+	if (f == stdout)
+		fflush(stdout);
+	return 0;
+}
+
+void rec_stop(void)
+{
+	json_decref(doc);
+	doc = NULL;
+}

@@ -1,0 +1,35 @@
+/* err.c: filling struct err (see err.h). */
+#include "err.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int err_set(struct err *e, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!e)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	e->code = code;
+	return -1;
+}
+
+void err_hint(struct err *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!e)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(e->hint, sizeof(e->hint), fmt, ap);
+	va_end(ap);
+}
+
+void err_clear(struct err *e)
+{
+	if (e)
+		memset(e, 0, sizeof(*e));
+}

@@ -1,0 +1,52 @@
+/*
+ * util.h: small helpers used everywhere: allocation that never returns NULL, bounded string
+ * copies and formatting, number parsing that reports failure, monotonic time.
+ *
+ * The banned calls of STYLE.md (strcpy, strcat, sprintf, atoi, ...) have their safe
+ * counterparts here.
+ */
+#ifndef GPUVET_UTIL_H
+#define GPUVET_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+/* printf into a fresh heap string. */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Copy src into dst of size n, always NUL-terminated; returns strlen(src) like strlcpy. */
+size_t str_copy(char *dst, const char *src, size_t n);
+/* Append src to the string in dst of size n, always NUL-terminated. */
+size_t str_append(char *dst, const char *src, size_t n);
+/* snprintf that never overflows and returns the would-be length. */
+int str_fmt(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+bool str_starts(const char *s, const char *prefix);
+bool str_ends(const char *s, const char *suffix);
+/* Trim leading and trailing white space in place; returns s. */
+char *str_trim(char *s);
+bool str_eq(const char *a, const char *b);
+
+/* Parse a whole string as a number; return 0 on success, -1 on junk, overflow or empty input. */
+int parse_i64(const char *s, int64_t *out);
+int parse_u64(const char *s, uint64_t *out);
+/* Parse a number prefix and set *end; base 0 accepts 0x. */
+int parse_u64_prefix(const char *s, int base, uint64_t *out, const char **end);
+
+/* Compare dotted versions numerically ("580.65.06" < "580.159.04"); missing parts count as 0. */
+int version_cmp(const char *a, const char *b);
+
+/* Monotonic clock in nanoseconds. */
+int64_t now_ns(void);
+/* Wall clock in seconds since the epoch, with fractions. */
+double wall_time(void);
+
+#endif

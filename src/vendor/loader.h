@@ -1,0 +1,56 @@
+/*
+ * loader.h: loading a vendor library with dlopen, and binding its symbols through a table.
+ *
+ * Each vendor module (nvml.c, cuda.c, later cublaslt.c and nccl.c) declares the functions it
+ * uses in its own struct of function pointers and a table of struct vsym saying, for each, the
+ * names to try (newest first: "_v3", "_v2", plain), whether it is required, and which capability
+ * a missing optional symbol turns off. vlib_open reports the file actually loaded (its real path
+ * and the version in its name), because "the wrong file was loaded" is the commonest library
+ * failure (stubs, compat packages, stale copies).
+ *
+ * Overrides: the environment variable named by the caller (GPUVET_NVML_LIBRARY, ...) replaces
+ * the soname. During a replay (GPUVET_REPLAY_DIR set by record/replay.c) the library comes from
+ * that folder, together with the recorded path, version, load error and missing symbols.
+ */
+#ifndef GPUVET_LOADER_H
+#define GPUVET_LOADER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../util/err.h"
+
+#define VLIB_MAX_MISSING 32
+
+struct vsym {
+	const char *names[3]; /* tried in order; NULL-terminated when fewer */
+	size_t offset;	      /* where the pointer goes in the caller's table */
+	bool required;
+};
+
+struct vlib {
+	const char *what;   /* "NVML", "CUDA driver" */
+	const char *key;    /* "nvml", "cuda": names the library in recordings */
+	const char *soname; /* "libnvidia-ml.so.1" */
+	void *handle;
+	char path[4096];   /* real path of the loaded file */
+	char version[64];  /* version from the file name ("580.159.04"), "" if none */
+	char error[512];   /* why loading failed */
+	bool from_override; /* the user named the file through the environment */
+	const char *missing[VLIB_MAX_MISSING]; /* optional symbols not found (first name tried) */
+	size_t nmissing;
+};
+
+/* Open the library; on failure fill l->error and e, and return -1. */
+int vlib_open(struct vlib *l, const char *what, const char *key, const char *soname,
+	      const char *env_var, struct err *e);
+/* Resolve syms into table; -1 if a required symbol is missing (named in e). */
+int vlib_bind(struct vlib *l, const struct vsym *syms, size_t n, void *table, struct err *e);
+void vlib_close(struct vlib *l);
+/* True when the optional symbol (first name) was not found. */
+bool vlib_is_missing(const struct vlib *l, const char *name);
+
+/* The version part of a library file name: "libcuda.so.580.159.04" -> "580.159.04". */
+void vlib_version_from_name(const char *path, char *out, size_t n);
+
+#endif

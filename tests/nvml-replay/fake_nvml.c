@@ -1,0 +1,599 @@
+/*
+ * fake_nvml.c: a libnvidia-ml.so.1 that answers from a recording.
+ *
+ * Built by `make` into build/replay/libnvidia-ml.so.1 and loaded by gpuvet during
+ * `gpuvet --replay FILE`, so that the real NVML code path (src/gpu/probe.c) runs without a GPU.
+ * Each function looks up the answer recorded under the same key probe.c used and fills its
+ * outputs in the same order; a key with no answer is "Not Supported". The keys are listed in
+ * docs/scenarios.md. Never linked into gpuvet itself.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/vendor/nvml.h"
+#include "replay_table.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define MAX_DEVS 256
+
+struct nvml_device {
+	int index;
+};
+
+static struct nvml_device devs[MAX_DEVS];
+static int inited;
+
+static int idx_of(nvml_dev h)
+{
+	if (!h || h < devs || h >= devs + MAX_DEVS)
+		return -1;
+	return h->index;
+}
+
+/* The answer for a device call; NULL means "not recorded". */
+static const struct rt_answer *dev_answer(nvml_dev h, const char *key)
+{
+	int i = idx_of(h);
+
+	if (!inited || i < 0)
+		return NULL;
+	return rt_get(i, key);
+}
+
+static void copy_str(char *dst, unsigned len, const char *src)
+{
+	if (!dst || !len)
+		return;
+	snprintf(dst, len, "%s", src);
+}
+
+#define NOT_RECORDED NVML_ERROR_NOT_SUPPORTED
+
+/* Shapes shared by many functions. */
+static int ans_str(nvml_dev h, const char *key, char *buf, unsigned len)
+{
+	const struct rt_answer *a = dev_answer(h, key);
+
+	if (!a)
+		return NOT_RECORDED;
+	if (a->rc)
+		return a->rc;
+	copy_str(buf, len, rt_str(a, 0));
+	return NVML_SUCCESS;
+}
+
+static int ans_u32(nvml_dev h, const char *key, unsigned *out)
+{
+	const struct rt_answer *a = dev_answer(h, key);
+
+	if (!a)
+		return NOT_RECORDED;
+	if (a->rc)
+		return a->rc;
+	if (out)
+		*out = (unsigned)rt_int(a, 0);
+	return NVML_SUCCESS;
+}
+
+static int ans_i32(nvml_dev h, const char *key, int *out)
+{
+	const struct rt_answer *a = dev_answer(h, key);
+
+	if (!a)
+		return NOT_RECORDED;
+	if (a->rc)
+		return a->rc;
+	if (out)
+		*out = (int)rt_int(a, 0);
+	return NVML_SUCCESS;
+}
+
+static int ans_u64(nvml_dev h, const char *key, unsigned long long *out)
+{
+	const struct rt_answer *a = dev_answer(h, key);
+
+	if (!a)
+		return NOT_RECORDED;
+	if (a->rc)
+		return a->rc;
+	if (out)
+		*out = (unsigned long long)rt_int(a, 0);
+	return NVML_SUCCESS;
+}
+
+static int ans_pair(nvml_dev h, const char *key, long long *x, long long *y)
+{
+	const struct rt_answer *a = dev_answer(h, key);
+
+	if (!a)
+		return NOT_RECORDED;
+	if (a->rc)
+		return a->rc;
+	*x = rt_int(a, 0);
+	*y = rt_int(a, 1);
+	return NVML_SUCCESS;
+}
+
+/* ---- system ---------------------------------------------------------------------------- */
+
+EXPORT int nvmlInit_v2(void)
+{
+	const struct rt_answer *a;
+
+	if (rt_load("nvml") != 0)
+		return NVML_ERROR_LIBRARY_NOT_FOUND;
+	a = rt_get(-1, "nvmlInit");
+	if (a && a->rc)
+		return a->rc;
+	inited = 1;
+	for (int i = 0; i < MAX_DEVS; i++)
+		devs[i].index = i;
+	return NVML_SUCCESS;
+}
+
+EXPORT int nvmlInit(void)
+{
+	return nvmlInit_v2();
+}
+
+EXPORT int nvmlShutdown(void)
+{
+	inited = 0;
+	return NVML_SUCCESS;
+}
+
+EXPORT const char *nvmlErrorString(int rc)
+{
+	return rc == NVML_SUCCESS ? "Success" : "replayed error";
+}
+
+static int sys_str(const char *key, char *buf, unsigned len)
+{
+	const struct rt_answer *a = inited ? rt_get(-1, key) : NULL;
+
+	if (!inited)
+		return NVML_ERROR_UNINITIALIZED;
+	if (!a)
+		return NOT_RECORDED;
+	if (a->rc)
+		return a->rc;
+	copy_str(buf, len, rt_str(a, 0));
+	return NVML_SUCCESS;
+}
+
+EXPORT int nvmlSystemGetDriverVersion(char *buf, unsigned len)
+{
+	return sys_str("nvmlSystemGetDriverVersion", buf, len);
+}
+
+EXPORT int nvmlSystemGetNVMLVersion(char *buf, unsigned len)
+{
+	return sys_str("nvmlSystemGetNVMLVersion", buf, len);
+}
+
+EXPORT int nvmlSystemGetCudaDriverVersion_v2(int *v)
+{
+	const struct rt_answer *a = inited ? rt_get(-1, "nvmlSystemGetCudaDriverVersion") : NULL;
+
+	if (!a)
+		return inited ? NOT_RECORDED : NVML_ERROR_UNINITIALIZED;
+	if (a->rc)
+		return a->rc;
+	*v = (int)rt_int(a, 0);
+	return NVML_SUCCESS;
+}
+
+EXPORT int nvmlSystemGetCudaDriverVersion(int *v)
+{
+	return nvmlSystemGetCudaDriverVersion_v2(v);
+}
+
+EXPORT int nvmlDeviceGetCount_v2(unsigned *n)
+{
+	const struct rt_answer *a = inited ? rt_get(-1, "nvmlDeviceGetCount") : NULL;
+
+	if (!inited)
+		return NVML_ERROR_UNINITIALIZED;
+	if (!a) {
+		*n = 0;
+		return NVML_SUCCESS;
+	}
+	if (a->rc)
+		return a->rc;
+	*n = (unsigned)rt_int(a, 0);
+	return NVML_SUCCESS;
+}
+
+EXPORT int nvmlDeviceGetCount(unsigned *n)
+{
+	return nvmlDeviceGetCount_v2(n);
+}
+
+EXPORT int nvmlDeviceGetHandleByIndex_v2(unsigned i, nvml_dev *h)
+{
+	const struct rt_answer *a;
+
+	if (!inited)
+		return NVML_ERROR_UNINITIALIZED;
+	if (i >= MAX_DEVS)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	a = rt_get((int)i, "nvmlDeviceGetHandleByIndex");
+	if (a && a->rc)
+		return a->rc;
+	*h = &devs[i];
+	return NVML_SUCCESS;
+}
+
+EXPORT int nvmlDeviceGetHandleByIndex(unsigned i, nvml_dev *h)
+{
+	return nvmlDeviceGetHandleByIndex_v2(i, h);
+}
+
+/* ---- static device facts ---------------------------------------------------------------- */
+
+EXPORT int nvmlDeviceGetName(nvml_dev h, char *b, unsigned l) { return ans_str(h, "nvmlDeviceGetName", b, l); }
+EXPORT int nvmlDeviceGetUUID(nvml_dev h, char *b, unsigned l) { return ans_str(h, "nvmlDeviceGetUUID", b, l); }
+EXPORT int nvmlDeviceGetSerial(nvml_dev h, char *b, unsigned l) { return ans_str(h, "nvmlDeviceGetSerial", b, l); }
+EXPORT int nvmlDeviceGetBoardPartNumber(nvml_dev h, char *b, unsigned l) { return ans_str(h, "nvmlDeviceGetBoardPartNumber", b, l); }
+EXPORT int nvmlDeviceGetVbiosVersion(nvml_dev h, char *b, unsigned l) { return ans_str(h, "nvmlDeviceGetVbiosVersion", b, l); }
+EXPORT int nvmlDeviceGetInforomImageVersion(nvml_dev h, char *b, unsigned l) { return ans_str(h, "nvmlDeviceGetInforomImageVersion", b, l); }
+
+EXPORT int nvmlDeviceGetPciInfo_v3(nvml_dev h, struct nvml_pci_info *p)
+{
+	const struct rt_answer *a = dev_answer(h, "nvmlDeviceGetPciInfo");
+
+	if (!a)
+		return NOT_RECORDED;
+	if (a->rc)
+		return a->rc;
+	memset(p, 0, sizeof(*p));
+	copy_str(p->bus_id, sizeof(p->bus_id), rt_str(a, 0));
+	copy_str(p->bus_id_legacy, sizeof(p->bus_id_legacy), rt_str(a, 0) + (strlen(rt_str(a, 0)) > 12 ? strlen(rt_str(a, 0)) - 12 : 0));
+	p->domain = (unsigned)rt_int(a, 1);
+	p->bus = (unsigned)rt_int(a, 2);
+	p->device = (unsigned)rt_int(a, 3);
+	p->pci_device_id = (unsigned)rt_int(a, 4);
+	p->pci_subsystem_id = (unsigned)rt_int(a, 5);
+	return NVML_SUCCESS;
+}
+
+EXPORT int nvmlDeviceGetPciInfo_v2(nvml_dev h, struct nvml_pci_info *p) { return nvmlDeviceGetPciInfo_v3(h, p); }
+EXPORT int nvmlDeviceValidateInforom(nvml_dev h) { return ans_u32(h, "nvmlDeviceValidateInforom", NULL); }
+EXPORT int nvmlDeviceGetBrand(nvml_dev h, int *v) { return ans_i32(h, "nvmlDeviceGetBrand", v); }
+EXPORT int nvmlDeviceGetArchitecture(nvml_dev h, unsigned *v) { return ans_u32(h, "nvmlDeviceGetArchitecture", v); }
+EXPORT int nvmlDeviceGetMinorNumber(nvml_dev h, unsigned *v) { return ans_u32(h, "nvmlDeviceGetMinorNumber", v); }
+
+EXPORT int nvmlDeviceGetCudaComputeCapability(nvml_dev h, int *maj, int *min)
+{
+	long long x, y;
+	int rc = ans_pair(h, "nvmlDeviceGetCudaComputeCapability", &x, &y);
+
+	if (rc == 0) {
+		*maj = (int)x;
+		*min = (int)y;
+	}
+	return rc;
+}
+
+static int keyed_u32(nvml_dev h, const char *fn, long arg, unsigned *out)
+{
+	char key[96];
+
+	snprintf(key, sizeof(key), "%s(%ld)", fn, arg);
+	return ans_u32(h, key, out);
+}
+
+EXPORT int nvmlDeviceGetMaxClockInfo(nvml_dev h, int t, unsigned *v) { return keyed_u32(h, "nvmlDeviceGetMaxClockInfo", t, v); }
+EXPORT int nvmlDeviceGetClockInfo(nvml_dev h, int t, unsigned *v) { return keyed_u32(h, "nvmlDeviceGetClockInfo", t, v); }
+
+EXPORT int nvmlDeviceGetPowerManagementLimitConstraints(nvml_dev h, unsigned *mn, unsigned *mx)
+{
+	long long x, y;
+	int rc = ans_pair(h, "nvmlDeviceGetPowerManagementLimitConstraints", &x, &y);
+
+	if (rc == 0) {
+		*mn = (unsigned)x;
+		*mx = (unsigned)y;
+	}
+	return rc;
+}
+
+EXPORT int nvmlDeviceGetPowerManagementDefaultLimit(nvml_dev h, unsigned *v) { return ans_u32(h, "nvmlDeviceGetPowerManagementDefaultLimit", v); }
+EXPORT int nvmlDeviceGetPowerManagementLimit(nvml_dev h, unsigned *v) { return ans_u32(h, "nvmlDeviceGetPowerManagementLimit", v); }
+EXPORT int nvmlDeviceGetEnforcedPowerLimit(nvml_dev h, unsigned *v) { return ans_u32(h, "nvmlDeviceGetEnforcedPowerLimit", v); }
+EXPORT int nvmlDeviceGetPowerUsage(nvml_dev h, unsigned *v) { return ans_u32(h, "nvmlDeviceGetPowerUsage", v); }
+EXPORT int nvmlDeviceGetTotalEnergyConsumption(nvml_dev h, unsigned long long *v) { return ans_u64(h, "nvmlDeviceGetTotalEnergyConsumption", v); }
+EXPORT int nvmlDeviceGetMaxPcieLinkGeneration(nvml_dev h, unsigned *v) { return ans_u32(h, "nvmlDeviceGetMaxPcieLinkGeneration", v); }
+EXPORT int nvmlDeviceGetGpuMaxPcieLinkGeneration(nvml_dev h, unsigned *v) { return ans_u32(h, "nvmlDeviceGetGpuMaxPcieLinkGeneration", v); }
+EXPORT int nvmlDeviceGetMaxPcieLinkWidth(nvml_dev h, unsigned *v) { return ans_u32(h, "nvmlDeviceGetMaxPcieLinkWidth", v); }
+EXPORT int nvmlDeviceGetCurrPcieLinkGeneration(nvml_dev h, unsigned *v) { return ans_u32(h, "nvmlDeviceGetCurrPcieLinkGeneration", v); }
+EXPORT int nvmlDeviceGetCurrPcieLinkWidth(nvml_dev h, unsigned *v) { return ans_u32(h, "nvmlDeviceGetCurrPcieLinkWidth", v); }
+EXPORT int nvmlDeviceGetPcieReplayCounter(nvml_dev h, unsigned *v) { return ans_u32(h, "nvmlDeviceGetPcieReplayCounter", v); }
+EXPORT int nvmlDeviceGetPcieThroughput(nvml_dev h, int c, unsigned *v) { return keyed_u32(h, "nvmlDeviceGetPcieThroughput", c, v); }
+EXPORT int nvmlDeviceGetMemoryBusWidth(nvml_dev h, unsigned *v) { return ans_u32(h, "nvmlDeviceGetMemoryBusWidth", v); }
+EXPORT int nvmlDeviceGetMultiGpuBoard(nvml_dev h, unsigned *v) { return ans_u32(h, "nvmlDeviceGetMultiGpuBoard", v); }
+EXPORT int nvmlDeviceGetNumGpuCores(nvml_dev h, unsigned *v) { return ans_u32(h, "nvmlDeviceGetNumGpuCores", v); }
+EXPORT int nvmlDeviceGetNumaNodeId(nvml_dev h, unsigned *v) { return ans_u32(h, "nvmlDeviceGetNumaNodeId", v); }
+EXPORT int nvmlDeviceGetPersistenceMode(nvml_dev h, int *v) { return ans_i32(h, "nvmlDeviceGetPersistenceMode", v); }
+EXPORT int nvmlDeviceGetComputeMode(nvml_dev h, int *v) { return ans_i32(h, "nvmlDeviceGetComputeMode", v); }
+EXPORT int nvmlDeviceGetPerformanceState(nvml_dev h, int *v) { return ans_i32(h, "nvmlDeviceGetPerformanceState", v); }
+EXPORT int nvmlDeviceGetFanSpeed(nvml_dev h, unsigned *v) { return ans_u32(h, "nvmlDeviceGetFanSpeed", v); }
+EXPORT int nvmlDeviceGetMaxMigDeviceCount(nvml_dev h, unsigned *v) { return ans_u32(h, "nvmlDeviceGetMaxMigDeviceCount", v); }
+EXPORT int nvmlDeviceGetSupportedClocksEventReasons(nvml_dev h, unsigned long long *v) { return ans_u64(h, "nvmlDeviceGetSupportedClocksEventReasons", v); }
+EXPORT int nvmlDeviceGetSupportedClocksThrottleReasons(nvml_dev h, unsigned long long *v) { return nvmlDeviceGetSupportedClocksEventReasons(h, v); }
+EXPORT int nvmlDeviceGetCurrentClocksEventReasons(nvml_dev h, unsigned long long *v) { return ans_u64(h, "nvmlDeviceGetCurrentClocksEventReasons", v); }
+EXPORT int nvmlDeviceGetCurrentClocksThrottleReasons(nvml_dev h, unsigned long long *v) { return nvmlDeviceGetCurrentClocksEventReasons(h, v); }
+EXPORT int nvmlDeviceGetRetiredPagesPendingStatus(nvml_dev h, int *v) { return ans_i32(h, "nvmlDeviceGetRetiredPagesPendingStatus", v); }
+
+EXPORT int nvmlDeviceGetMigDeviceHandleByIndex(nvml_dev h, unsigned i, nvml_dev *out)
+{
+	char key[96];
+	const struct rt_answer *a;
+
+	snprintf(key, sizeof(key), "nvmlDeviceGetMigDeviceHandleByIndex(%u)", i);
+	a = dev_answer(h, key);
+	if (!a)
+		return NVML_ERROR_NOT_FOUND;
+	if (a->rc)
+		return a->rc;
+	*out = h;
+	return NVML_SUCCESS;
+}
+
+EXPORT int nvmlDeviceGetEccMode(nvml_dev h, int *cur, int *pend)
+{
+	long long x, y;
+	int rc = ans_pair(h, "nvmlDeviceGetEccMode", &x, &y);
+
+	if (rc == 0) {
+		*cur = (int)x;
+		*pend = (int)y;
+	}
+	return rc;
+}
+
+EXPORT int nvmlDeviceGetMigMode(nvml_dev h, unsigned *cur, unsigned *pend)
+{
+	long long x, y;
+	int rc = ans_pair(h, "nvmlDeviceGetMigMode", &x, &y);
+
+	if (rc == 0) {
+		*cur = (unsigned)x;
+		*pend = (unsigned)y;
+	}
+	return rc;
+}
+
+EXPORT int nvmlDeviceGetCpuAffinity(nvml_dev h, unsigned n, unsigned long *mask)
+{
+	const struct rt_answer *a = dev_answer(h, "nvmlDeviceGetCpuAffinity");
+	int i;
+
+	if (!a)
+		return NOT_RECORDED;
+	if (a->rc)
+		return a->rc;
+	memset(mask, 0, n * sizeof(*mask));
+	for (i = 0; i < a->nvals && i < (int)n; i++)
+		if (a->vals[i].kind == 'r' && a->vals[i].rowlen > 0)
+			mask[i] = (unsigned long)a->vals[i].row[0];
+	return NVML_SUCCESS;
+}
+
+EXPORT int nvmlDeviceGetTemperatureThreshold(nvml_dev h, int t, unsigned *v) { return keyed_u32(h, "nvmlDeviceGetTemperatureThreshold", t, v); }
+EXPORT int nvmlDeviceGetTemperature(nvml_dev h, int s, unsigned *v) { return keyed_u32(h, "nvmlDeviceGetTemperature", s, v); }
+
+EXPORT int nvmlDeviceGetNvLinkState(nvml_dev h, unsigned link, int *v)
+{
+	char key[96];
+
+	snprintf(key, sizeof(key), "nvmlDeviceGetNvLinkState(%u)", link);
+	return ans_i32(h, key, v);
+}
+
+/* ---- samples -------------------------------------------------------------------------- */
+
+EXPORT int nvmlDeviceGetUtilizationRates(nvml_dev h, struct nvml_utilization *u)
+{
+	long long x, y;
+	int rc = ans_pair(h, "nvmlDeviceGetUtilizationRates", &x, &y);
+
+	if (rc == 0) {
+		u->gpu = (unsigned)x;
+		u->memory = (unsigned)y;
+	}
+	return rc;
+}
+
+EXPORT int nvmlDeviceGetMemoryInfo_v2(nvml_dev h, struct nvml_memory_v2 *m)
+{
+	const struct rt_answer *a = dev_answer(h, "nvmlDeviceGetMemoryInfo_v2");
+
+	if (!a)
+		return NOT_RECORDED;
+	if (a->rc)
+		return a->rc;
+	if (m->version != NVML_STRUCT_VERSION(struct nvml_memory_v2, 2))
+		return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+	m->total = (unsigned long long)rt_int(a, 0);
+	m->reserved = (unsigned long long)rt_int(a, 1);
+	m->free = (unsigned long long)rt_int(a, 2);
+	m->used = (unsigned long long)rt_int(a, 3);
+	return NVML_SUCCESS;
+}
+
+EXPORT int nvmlDeviceGetMemoryInfo(nvml_dev h, struct nvml_memory *m)
+{
+	const struct rt_answer *a = dev_answer(h, "nvmlDeviceGetMemoryInfo");
+
+	if (!a) {
+		/* a newer recording only has v2: derive v1 from it */
+		struct nvml_memory_v2 m2 = {NVML_STRUCT_VERSION(struct nvml_memory_v2, 2), 0, 0, 0, 0};
+		int rc = nvmlDeviceGetMemoryInfo_v2(h, &m2);
+
+		if (rc == 0) {
+			m->total = m2.total;
+			m->free = m2.free;
+			m->used = m2.used;
+		}
+		return rc;
+	}
+	if (a->rc)
+		return a->rc;
+	m->total = (unsigned long long)rt_int(a, 0);
+	m->free = (unsigned long long)rt_int(a, 1);
+	m->used = (unsigned long long)rt_int(a, 2);
+	return NVML_SUCCESS;
+}
+
+EXPORT int nvmlDeviceGetMarginTemperature(nvml_dev h, struct nvml_margin_temperature *m)
+{
+	int v = 0;
+	int rc = ans_i32(h, "nvmlDeviceGetMarginTemperature", &v);
+
+	if (rc == 0)
+		m->margin_temperature = v;
+	return rc;
+}
+
+EXPORT int nvmlDeviceGetFieldValues(nvml_dev h, int n, struct nvml_field_value *fv)
+{
+	int i;
+
+	if (idx_of(h) < 0)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	for (i = 0; i < n; i++) {
+		char key[96];
+		const struct rt_answer *a;
+
+		snprintf(key, sizeof(key), "nvmlDeviceGetFieldValues(%u)", fv[i].field_id);
+		a = dev_answer(h, key);
+		fv[i].value_type = NVML_VALUE_TYPE_SIGNED_LONG_LONG;
+		if (!a) {
+			fv[i].nvml_return = NOT_RECORDED;
+			continue;
+		}
+		fv[i].nvml_return = a->rc;
+		fv[i].value.sll = rt_int(a, 0);
+	}
+	return NVML_SUCCESS;
+}
+
+EXPORT int nvmlDeviceGetTotalEccErrors(nvml_dev h, int type, int counter, unsigned long long *v)
+{
+	char key[96];
+
+	snprintf(key, sizeof(key), "nvmlDeviceGetTotalEccErrors(%d,%d)", type, counter);
+	return ans_u64(h, key, v);
+}
+
+EXPORT int nvmlDeviceGetRemappedRows(nvml_dev h, unsigned *c, unsigned *u, unsigned *p, unsigned *f)
+{
+	const struct rt_answer *a = dev_answer(h, "nvmlDeviceGetRemappedRows");
+
+	if (!a)
+		return NOT_RECORDED;
+	if (a->rc)
+		return a->rc;
+	*c = (unsigned)rt_int(a, 0);
+	*u = (unsigned)rt_int(a, 1);
+	*p = (unsigned)rt_int(a, 2);
+	*f = (unsigned)rt_int(a, 3);
+	return NVML_SUCCESS;
+}
+
+EXPORT int nvmlDeviceGetRetiredPages(nvml_dev h, int cause, unsigned *count, unsigned long long *addr)
+{
+	char key[96];
+	unsigned n = 0;
+	int rc;
+
+	snprintf(key, sizeof(key), "nvmlDeviceGetRetiredPages(%d)", cause);
+	rc = ans_u32(h, key, &n);
+	if (rc)
+		return rc;
+	if (*count < n) {
+		*count = n;
+		return NVML_ERROR_INSUFFICIENT_SIZE;
+	}
+	for (unsigned i = 0; addr && i < n; i++)
+		addr[i] = 0x1000ULL * (i + 1);
+	*count = n;
+	return NVML_SUCCESS;
+}
+
+static int fabric(nvml_dev h, int *state, int *status)
+{
+	long long x, y;
+	int rc = ans_pair(h, "nvmlDeviceGetGpuFabricInfo", &x, &y);
+
+	if (rc == 0) {
+		*state = (int)x;
+		*status = (int)y;
+	}
+	return rc;
+}
+
+EXPORT int nvmlDeviceGetGpuFabricInfoV(nvml_dev h, struct nvml_fabric_info_v2 *f)
+{
+	int state = 0, status = 0, rc;
+
+	if (f->version != NVML_STRUCT_VERSION(struct nvml_fabric_info_v2, 2))
+		return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+	rc = fabric(h, &state, &status);
+	if (rc == 0) {
+		f->state = (unsigned char)state;
+		f->status = status;
+	}
+	return rc;
+}
+
+EXPORT int nvmlDeviceGetGpuFabricInfo(nvml_dev h, struct nvml_fabric_info *f)
+{
+	int state = 0, status = 0, rc = fabric(h, &state, &status);
+
+	if (rc == 0) {
+		f->state = (unsigned char)state;
+		f->status = status;
+	}
+	return rc;
+}
+
+static int processes(nvml_dev h, const char *key, unsigned *count, struct nvml_process_info *info)
+{
+	const struct rt_answer *a = dev_answer(h, key);
+	unsigned n, i;
+
+	if (!a) {
+		*count = 0;
+		return NVML_SUCCESS;
+	}
+	if (a->rc)
+		return a->rc;
+	n = (unsigned)a->nvals;
+	if (*count < n) {
+		*count = n;
+		return NVML_ERROR_INSUFFICIENT_SIZE;
+	}
+	for (i = 0; i < n; i++) {
+		const struct rt_value *r = &a->vals[i];
+
+		memset(&info[i], 0, sizeof(info[i]));
+		if (r->kind != 'r' || r->rowlen < 4)
+			continue;
+		info[i].pid = (unsigned)r->row[0];
+		info[i].used_gpu_memory = r->row[1] < 0 ? NVML_VALUE_NOT_AVAILABLE_ULL
+							: (unsigned long long)r->row[1];
+		info[i].gpu_instance_id = (unsigned)r->row[2];
+		info[i].compute_instance_id = (unsigned)r->row[3];
+	}
+	*count = n;
+	return NVML_SUCCESS;
+}
+
+EXPORT int nvmlDeviceGetComputeRunningProcesses_v3(nvml_dev h, unsigned *c, struct nvml_process_info *i) { return processes(h, "nvmlDeviceGetComputeRunningProcesses", c, i); }
+EXPORT int nvmlDeviceGetComputeRunningProcesses_v2(nvml_dev h, unsigned *c, struct nvml_process_info *i) { return processes(h, "nvmlDeviceGetComputeRunningProcesses", c, i); }
+EXPORT int nvmlDeviceGetGraphicsRunningProcesses_v3(nvml_dev h, unsigned *c, struct nvml_process_info *i) { return processes(h, "nvmlDeviceGetGraphicsRunningProcesses", c, i); }
+EXPORT int nvmlDeviceGetGraphicsRunningProcesses_v2(nvml_dev h, unsigned *c, struct nvml_process_info *i) { return processes(h, "nvmlDeviceGetGraphicsRunningProcesses", c, i); }

@@ -1,0 +1,162 @@
+/* replay_table.c: loading and serving the fake libraries' answers (see replay_table.h). */
+#define _GNU_SOURCE
+#include "replay_table.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static struct rt_answer *answers;
+static int nanswers;
+static double t0 = -1;
+static double speed = 1.0;
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void unescape(char *s)
+{
+	char *w = s;
+
+	for (; *s; s++) {
+		if (s[0] == '%' && s[1] && s[2]) {
+			char hex[3] = {s[1], s[2], 0};
+
+			*w++ = (char)strtol(hex, NULL, 16);
+			s += 2;
+		} else {
+			*w++ = *s;
+		}
+	}
+	*w = '\0';
+}
+
+static void parse_line(char *line)
+{
+	char *fields[64];
+	int n = 0, i;
+	char *save = NULL, *tok;
+	struct rt_answer a;
+
+	for (tok = strtok_r(line, "\t", &save); tok && n < 64; tok = strtok_r(NULL, "\t", &save))
+		fields[n++] = tok;
+	if (n < 4)
+		return;
+	memset(&a, 0, sizeof(a));
+	a.scope = strcmp(fields[0], "sys") == 0 ? -1 : atoi(fields[0]);
+	unescape(fields[1]);
+	a.key = strdup(fields[1]);
+	a.t = strcmp(fields[2], "-") == 0 ? -1 : strtod(fields[2], NULL);
+	if (strcmp(fields[3], "hang") == 0)
+		a.hang = true;
+	else
+		a.rc = atoi(fields[3]);
+	a.nvals = n - 4;
+	a.vals = calloc((size_t)a.nvals + 1, sizeof(*a.vals));
+	for (i = 0; i < a.nvals; i++) {
+		char *f = fields[4 + i];
+		struct rt_value *v = &a.vals[i];
+
+		v->kind = f[0];
+		if (f[0] == 'i') {
+			v->i = strtoll(f + 2, NULL, 10);
+		} else if (f[0] == 's') {
+			unescape(f + 2);
+			v->s = strdup(f + 2);
+		} else if (f[0] == 'r') {
+			char *p = f + 2, *end;
+
+			v->row = calloc(strlen(p) + 1, sizeof(*v->row));
+			while (*p) {
+				v->row[v->rowlen++] = strtoll(p, &end, 10);
+				if (end == p)
+					break;
+				p = *end == ',' ? end + 1 : end;
+			}
+		}
+	}
+	answers = realloc(answers, (size_t)(nanswers + 1) * sizeof(*answers));
+	answers[nanswers++] = a;
+}
+
+int rt_load(const char *lib)
+{
+	const char *dir = getenv("GPUVET_REPLAY_DIR");
+	const char *sp = getenv("GPUVET_REPLAY_SPEED");
+	char path[4096];
+	FILE *f;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+
+	if (answers)
+		return 0;
+	if (!dir)
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s.tsv", dir, lib);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while ((len = getline(&line, &cap, f)) > 0) {
+		if (line[len - 1] == '\n')
+			line[len - 1] = '\0';
+		parse_line(line);
+	}
+	free(line);
+	fclose(f);
+	if (sp && strtod(sp, NULL) > 0)
+		speed = strtod(sp, NULL);
+	t0 = mono();
+	if (!answers)
+		answers = calloc(1, sizeof(*answers));
+	return 0;
+}
+
+const struct rt_answer *rt_get(int scope, const char *key)
+{
+	const struct rt_answer *best = NULL, *fixed = NULL, *first = NULL;
+	double now = (mono() - t0) * speed;
+	int i;
+
+	for (i = 0; i < nanswers; i++) {
+		const struct rt_answer *a = &answers[i];
+
+		if (a->scope != scope || strcmp(a->key, key) != 0)
+			continue;
+		if (a->t < 0)
+			fixed = a;
+		else if (!first || a->t < first->t)
+			first = a;
+		if (a->t < 0)
+			continue;
+		if (a->t <= now && (!best || a->t >= best->t))
+			best = a;
+	}
+	if (!best)
+		best = fixed ? fixed : first;
+	if (best && best->hang)
+		for (;;)
+			pause();
+	return best;
+}
+
+int64_t rt_int(const struct rt_answer *a, int idx)
+{
+	if (!a || idx >= a->nvals || a->vals[idx].kind != 'i')
+		return 0;
+	return a->vals[idx].i;
+}
+
+const char *rt_str(const struct rt_answer *a, int idx)
+{
+	if (!a || idx >= a->nvals || a->vals[idx].kind != 's')
+		return "";
+	return a->vals[idx].s;
+}
