@@ -78,9 +78,9 @@ struct gpu_sample {
 	struct num pstate;
 	struct num fan_pct;
 	struct num clock_events; /* CE_* bits active now */
-	/* time spent in each slowdown since the driver loaded, in microseconds */
-	struct num ce_sw_power_us, ce_sync_boost_us, ce_sw_thermal_us, ce_hw_thermal_us,
-		ce_hw_power_brake_us;
+	/* time spent in each slowdown since the driver loaded, in nanoseconds */
+	struct num ce_sw_power_ns, ce_sync_boost_ns, ce_sw_thermal_ns, ce_hw_thermal_ns,
+		ce_hw_power_brake_ns;
 	struct num pcie_gen, pcie_width, pcie_replays;
 	struct num pcie_tx_kbps, pcie_rx_kbps; /* slow: only when asked */
 	struct num ecc_vol_corrected, ecc_vol_uncorrected, ecc_agg_corrected, ecc_agg_uncorrected;

@@ -433,9 +433,9 @@ static void read_fields(struct probe *p, struct gpu *g, nvml_dev h)
 	};
 	struct gpu_sample *s = &g->s;
 	struct num *dest[] = {
-		&s->mem_temp_c,	     &s->power_avg_mw,	   &s->recovery_action, &s->ce_sw_power_us,
-		&s->ce_sync_boost_us, &s->ce_sw_thermal_us, &s->ce_hw_thermal_us,
-		&s->ce_hw_power_brake_us,
+		&s->mem_temp_c,	     &s->power_avg_mw,	   &s->recovery_action, &s->ce_sw_power_ns,
+		&s->ce_sync_boost_ns, &s->ce_sw_thermal_ns, &s->ce_hw_thermal_ns,
+		&s->ce_hw_power_brake_ns,
 	};
 	struct nvml_field_value fv[ARRAY_SIZE(ids)];
 	int gi = (int)g->index;
