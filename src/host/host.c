@@ -87,6 +87,8 @@ static void facts_free(void)
 	fact_errors = NULL;
 	fact_env_n = fact_nodes_n = fact_errors_n = 0;
 	fact_uname_set = fact_id_set = false;
+	memset(&fact_uname, 0, sizeof(fact_uname));
+	memset(&fact_id, 0, sizeof(fact_id));
 	facts_present = false;
 }
 
