@@ -23,6 +23,10 @@
 #define GPU_COUNT_MAX 256
 #define PROC_COUNT_MAX 4096
 
+/* The sample being filled: answers of "GPU is lost" mark it. Thread-local so that collectors
+ * may sample different GPUs (or tiers) from several threads. */
+static _Thread_local struct gpu_sample *cur_sample;
+
 struct probe {
 	struct nvml_lib nv;
 	bool nv_loaded, nv_inited;
@@ -45,15 +49,15 @@ static void nv_state(struct num *n, const char *call, int rc)
 		n->st = VAL_ERR;
 }
 
-static void nv_num(struct gpu *g, struct num *n, const char *key, int rc, int64_t v)
+static void nv_num(const struct gpu *g, struct num *n, const char *key, int rc, int64_t v)
 {
 	if (rc != NVML_ERROR_FUNCTION_NOT_FOUND)
 		rec_call("nvml", g ? (int)g->index : -1, key, rc, rc ? "" : "i", v);
 	nv_state(n, key, rc);
 	if (rc == NVML_SUCCESS)
 		n->v = v;
-	if (g && rc == NVML_ERROR_GPU_IS_LOST)
-		g->s.lost = true;
+	if (g && rc == NVML_ERROR_GPU_IS_LOST && cur_sample)
+		cur_sample->lost = true;
 }
 
 /* NVML strings are fixed buffers; keep printable ASCII only, so garbage never reaches a
@@ -69,7 +73,7 @@ static void clean_string(char *s, size_t n)
 	str_trim(s);
 }
 
-static void nv_text(struct gpu *g, struct text *t, const char *key, int rc, char *buf, size_t n)
+static void nv_text(const struct gpu *g, struct text *t, const char *key, int rc, char *buf, size_t n)
 {
 	if (rc == NVML_SUCCESS)
 		clean_string(buf, n);
@@ -85,8 +89,8 @@ static void nv_text(struct gpu *g, struct text *t, const char *key, int rc, char
 		t->st = (rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_FUNCTION_NOT_FOUND) ? VAL_NA
 											   : VAL_ERR;
 	}
-	if (g && rc == NVML_ERROR_GPU_IS_LOST)
-		g->s.lost = true;
+	if (g && rc == NVML_ERROR_GPU_IS_LOST && cur_sample)
+		cur_sample->lost = true;
 }
 
 /* Call api.fn when the symbol exists, after telling the watchdog what we are about to do. */
@@ -111,6 +115,9 @@ static void lib_info_from(struct lib_info *li, const struct vlib *l)
 }
 
 /* ---- static facts -------------------------------------------------------------------------- */
+
+static void read_memory(struct probe *p, const struct gpu *g, nvml_dev h, struct gpu_sample *s,
+			struct num *total);
 
 static void cpulist_from_mask(const unsigned long *mask, size_t words, char *out, size_t n)
 {
@@ -159,9 +166,14 @@ static void read_static(struct probe *p, struct gpu *g, nvml_dev h)
 		nv_num(g, &st->field, key, rc, u);                                                 \
 	} while (0)
 
+	/* static reads mark the GPU's own sample when it is lost */
+	cur_sample = &g->s;
 	TEXT(name, "nvmlDeviceGetName", DeviceGetName);
-	if (g->s.lost)
+	if (g->s.lost) {
+		cur_sample = NULL;
 		return;
+	}
+	read_memory(p, g, h, &g->s, &st->mem_total_bytes);
 	TEXT(uuid, "nvmlDeviceGetUUID", DeviceGetUUID);
 	TEXT(serial, "nvmlDeviceGetSerial", DeviceGetSerial);
 	TEXT(board_part, "nvmlDeviceGetBoardPartNumber", DeviceGetBoardPartNumber);
@@ -368,19 +380,24 @@ static void read_static(struct probe *p, struct gpu *g, nvml_dev h)
 		nv_state(&st->nvlink_count, "nvmlDeviceGetNvLinkState", any_ok ? 0 : last_rc);
 		st->nvlink_count.v = active;
 	}
+	cur_sample = NULL;
 #undef TEXT
 #undef U32
 }
 
 /* ---- samples ------------------------------------------------------------------------------- */
 
-static void read_memory(struct probe *p, struct gpu *g, nvml_dev h)
+/* Memory of one GPU into s; the total (a static fact) into *total when given. */
+static void read_memory(struct probe *p, const struct gpu *g, nvml_dev h, struct gpu_sample *s,
+			struct num *total)
 {
 	struct nvml_memory_v2 m2;
-	struct gpu_sample *s = &g->s;
+	struct num dummy;
 	int gi = (int)g->index;
 	int rc;
 
+	if (!total)
+		total = &dummy;
 	memset(&m2, 0, sizeof(m2));
 	m2.version = NVML_STRUCT_VERSION(struct nvml_memory_v2, 2);
 	rc = NV(p, gi, "nvmlDeviceGetMemoryInfo_v2", DeviceGetMemoryInfo_v2, h, &m2);
@@ -388,11 +405,11 @@ static void read_memory(struct probe *p, struct gpu *g, nvml_dev h)
 		rec_call("nvml", gi, "nvmlDeviceGetMemoryInfo_v2", rc, rc ? "" : "uuuu", m2.total,
 			 m2.reserved, m2.free, m2.used);
 	if (rc == NVML_SUCCESS) {
-		nv_state(&g->st.mem_total_bytes, "nvmlDeviceGetMemoryInfo_v2", rc);
+		nv_state(total, "nvmlDeviceGetMemoryInfo_v2", rc);
 		nv_state(&s->mem_used_bytes, "nvmlDeviceGetMemoryInfo_v2", rc);
 		nv_state(&s->mem_free_bytes, "nvmlDeviceGetMemoryInfo_v2", rc);
 		nv_state(&s->mem_reserved_bytes, "nvmlDeviceGetMemoryInfo_v2", rc);
-		g->st.mem_total_bytes.v = (int64_t)m2.total;
+		total->v = (int64_t)m2.total;
 		s->mem_used_bytes.v = (int64_t)m2.used;
 		s->mem_free_bytes.v = (int64_t)m2.free;
 		s->mem_reserved_bytes.v = (int64_t)m2.reserved;
@@ -406,11 +423,11 @@ static void read_memory(struct probe *p, struct gpu *g, nvml_dev h)
 		if (rc != NVML_ERROR_FUNCTION_NOT_FOUND)
 			rec_call("nvml", gi, "nvmlDeviceGetMemoryInfo", rc, rc ? "" : "uuu", m1.total,
 				 m1.free, m1.used);
-		nv_state(&g->st.mem_total_bytes, "nvmlDeviceGetMemoryInfo", rc);
+		nv_state(total, "nvmlDeviceGetMemoryInfo", rc);
 		nv_state(&s->mem_used_bytes, "nvmlDeviceGetMemoryInfo", rc);
 		nv_state(&s->mem_free_bytes, "nvmlDeviceGetMemoryInfo", rc);
 		nv_state(&s->mem_reserved_bytes, "nvmlDeviceGetMemoryInfo", NVML_ERROR_NOT_SUPPORTED);
-		g->st.mem_total_bytes.v = (int64_t)m1.total;
+		total->v = (int64_t)m1.total;
 		s->mem_used_bytes.v = (int64_t)m1.used;
 		s->mem_free_bytes.v = (int64_t)m1.free;
 		if (rc == NVML_ERROR_GPU_IS_LOST)
@@ -418,35 +435,21 @@ static void read_memory(struct probe *p, struct gpu *g, nvml_dev h)
 	}
 }
 
-/* One nvmlDeviceGetFieldValues call for the fields that have no function of their own. */
-static void read_fields(struct probe *p, struct gpu *g, nvml_dev h)
+/* One nvmlDeviceGetFieldValues call for the fields of a tier that have no function of their
+ * own. */
+static void read_fields(struct probe *p, const struct gpu *g, nvml_dev h, const unsigned *ids,
+			struct num *const *dest, size_t n)
 {
-	static const unsigned ids[] = {
-		NVML_FI_DEV_MEMORY_TEMP,
-		NVML_FI_DEV_POWER_AVERAGE,
-		NVML_FI_DEV_GET_GPU_RECOVERY_ACTION,
-		NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP,
-		NVML_FI_DEV_CLOCKS_EVENT_REASON_SYNC_BOOST,
-		NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN,
-		NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN,
-		NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN,
-	};
-	struct gpu_sample *s = &g->s;
-	struct num *dest[] = {
-		&s->mem_temp_c,	     &s->power_avg_mw,	   &s->recovery_action, &s->ce_sw_power_ns,
-		&s->ce_sync_boost_ns, &s->ce_sw_thermal_ns, &s->ce_hw_thermal_ns,
-		&s->ce_hw_power_brake_ns,
-	};
-	struct nvml_field_value fv[ARRAY_SIZE(ids)];
+	struct nvml_field_value fv[16];
 	int gi = (int)g->index;
 	size_t i;
 	int rc;
 
 	memset(fv, 0, sizeof(fv));
-	for (i = 0; i < ARRAY_SIZE(ids); i++)
+	for (i = 0; i < n; i++)
 		fv[i].field_id = ids[i];
-	rc = NV(p, gi, "nvmlDeviceGetFieldValues", DeviceGetFieldValues, h, (int)ARRAY_SIZE(ids), fv);
-	for (i = 0; i < ARRAY_SIZE(ids); i++) {
+	rc = NV(p, gi, "nvmlDeviceGetFieldValues", DeviceGetFieldValues, h, (int)n, fv);
+	for (i = 0; i < n; i++) {
 		char key[64];
 		int frc = rc ? rc : fv[i].nvml_return;
 		int64_t v = 0;
@@ -468,14 +471,13 @@ static void read_fields(struct probe *p, struct gpu *g, nvml_dev h)
 	}
 }
 
-static void read_processes(struct probe *p, struct gpu *g, nvml_dev h)
+static void read_processes(struct probe *p, const struct gpu *g, nvml_dev h, struct gpu_sample *s)
 {
 	static const struct {
 		char type;
 		const char *key;
 	} kinds[] = {{'C', "nvmlDeviceGetComputeRunningProcesses"},
 		     {'G', "nvmlDeviceGetGraphicsRunningProcesses"}};
-	struct gpu_sample *s = &g->s;
 	int gi = (int)g->index;
 	size_t k;
 	int worst = NVML_SUCCESS;
@@ -572,9 +574,11 @@ static void read_processes(struct probe *p, struct gpu *g, nvml_dev h)
 	s->nprocs.v = (int64_t)s->procs_len;
 }
 
-static void read_sample(struct probe *p, struct gpu *g, nvml_dev h, unsigned flags)
+/* One sample of one GPU, the tiers in flags (PROBE_FAST, PROBE_HEALTH, PROBE_PROCS,
+ * PROBE_SLOW), into s. Only reads g's index and static facts. */
+static void read_sample(struct probe *p, const struct gpu *g, nvml_dev h, unsigned flags,
+			struct gpu_sample *s)
 {
-	struct gpu_sample *s = &g->s;
 	int gi = (int)g->index;
 	unsigned u = 0, u2 = 0, u3 = 0, u4 = 0;
 	int rc, i1;
@@ -593,8 +597,11 @@ static void read_sample(struct probe *p, struct gpu *g, nvml_dev h, unsigned fla
 		nv_num(g, &s->field, key, rc, (int64_t)ull);                                       \
 	} while (0)
 
+	cur_sample = s;
 	s->t_ns = now_ns();
-	{
+	if (flags & PROBE_FAST) {
+		static const unsigned fast_ids[] = {NVML_FI_DEV_MEMORY_TEMP, NVML_FI_DEV_POWER_AVERAGE};
+		struct num *fast_dest[] = {&s->mem_temp_c, &s->power_avg_mw};
 		struct nvml_utilization ut = {0, 0};
 
 		rc = NV(p, gi, "nvmlDeviceGetUtilizationRates", DeviceGetUtilizationRates, h, &ut);
@@ -607,106 +614,129 @@ static void read_sample(struct probe *p, struct gpu *g, nvml_dev h, unsigned fla
 		s->util_mem_pct.v = ut.memory;
 		if (rc == NVML_ERROR_GPU_IS_LOST) {
 			s->lost = true;
+			cur_sample = NULL;
 			return;
 		}
-	}
-	read_memory(p, g, h);
-	U32(temp_c, "nvmlDeviceGetTemperature(0)", DeviceGetTemperature, NVML_TEMPERATURE_GPU);
-	{
-		struct nvml_margin_temperature mt;
+		read_memory(p, g, h, s, NULL);
+		U32(temp_c, "nvmlDeviceGetTemperature(0)", DeviceGetTemperature, NVML_TEMPERATURE_GPU);
+		{
+			struct nvml_margin_temperature mt;
 
-		memset(&mt, 0, sizeof(mt));
-		mt.version = NVML_STRUCT_VERSION(struct nvml_margin_temperature, 1);
-		rc = NV(p, gi, "nvmlDeviceGetMarginTemperature", DeviceGetMarginTemperature, h, &mt);
-		nv_num(g, &s->temp_margin_c, "nvmlDeviceGetMarginTemperature", rc,
-		       mt.margin_temperature);
-	}
-	U32(power_mw, "nvmlDeviceGetPowerUsage", DeviceGetPowerUsage);
-	read_fields(p, g, h);
-	U32(clock_gr_mhz, "nvmlDeviceGetClockInfo(0)", DeviceGetClockInfo, NVML_CLOCK_GRAPHICS);
-	U32(clock_sm_mhz, "nvmlDeviceGetClockInfo(1)", DeviceGetClockInfo, NVML_CLOCK_SM);
-	U32(clock_mem_mhz, "nvmlDeviceGetClockInfo(2)", DeviceGetClockInfo, NVML_CLOCK_MEM);
-	U32(clock_video_mhz, "nvmlDeviceGetClockInfo(3)", DeviceGetClockInfo, NVML_CLOCK_VIDEO);
-	i1 = 0;
-	rc = NV(p, gi, "nvmlDeviceGetPerformanceState", DeviceGetPerformanceState, h, &i1);
-	nv_num(g, &s->pstate, "nvmlDeviceGetPerformanceState", rc, i1);
-	U32(fan_pct, "nvmlDeviceGetFanSpeed", DeviceGetFanSpeed);
-	ULL(clock_events, "nvmlDeviceGetCurrentClocksEventReasons", DeviceGetCurrentClocksEventReasons);
-	U32(pcie_gen, "nvmlDeviceGetCurrPcieLinkGeneration", DeviceGetCurrPcieLinkGeneration);
-	U32(pcie_width, "nvmlDeviceGetCurrPcieLinkWidth", DeviceGetCurrPcieLinkWidth);
-	U32(pcie_replays, "nvmlDeviceGetPcieReplayCounter", DeviceGetPcieReplayCounter);
-	ULL(ecc_vol_corrected, "nvmlDeviceGetTotalEccErrors(0,0)", DeviceGetTotalEccErrors,
-	    NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC);
-	ULL(ecc_vol_uncorrected, "nvmlDeviceGetTotalEccErrors(1,0)", DeviceGetTotalEccErrors,
-	    NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC);
-	ULL(ecc_agg_corrected, "nvmlDeviceGetTotalEccErrors(0,1)", DeviceGetTotalEccErrors,
-	    NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_AGGREGATE_ECC);
-	ULL(ecc_agg_uncorrected, "nvmlDeviceGetTotalEccErrors(1,1)", DeviceGetTotalEccErrors,
-	    NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC);
-
-	rc = NV(p, gi, "nvmlDeviceGetRemappedRows", DeviceGetRemappedRows, h, &u, &u2, &u3, &u4);
-	if (rc != NVML_ERROR_FUNCTION_NOT_FOUND)
-		rec_call("nvml", gi, "nvmlDeviceGetRemappedRows", rc, rc ? "" : "uuuu", (uint64_t)u,
-			 (uint64_t)u2, (uint64_t)u3, (uint64_t)u4);
-	nv_state(&s->remap_corrected, "nvmlDeviceGetRemappedRows", rc);
-	nv_state(&s->remap_uncorrected, "nvmlDeviceGetRemappedRows", rc);
-	nv_state(&s->remap_pending, "nvmlDeviceGetRemappedRows", rc);
-	nv_state(&s->remap_failure, "nvmlDeviceGetRemappedRows", rc);
-	s->remap_corrected.v = u;
-	s->remap_uncorrected.v = u2;
-	s->remap_pending.v = u3;
-	s->remap_failure.v = u4;
-	if (!num_ok(&s->remap_pending)) {
-		/* page retirement is the pre-Ampere mechanism; skip it where rows are remapped */
-		unsigned count = 0;
-
-		rc = NV(p, gi, "nvmlDeviceGetRetiredPages(0)", DeviceGetRetiredPages, h,
-			NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT, &count, NULL);
-		if (rc == NVML_ERROR_INSUFFICIENT_SIZE)
-			rc = NVML_SUCCESS;
-		nv_num(g, &s->retired_sbe, "nvmlDeviceGetRetiredPages(0)", rc, count);
-		count = 0;
-		rc = NV(p, gi, "nvmlDeviceGetRetiredPages(1)", DeviceGetRetiredPages, h,
-			NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT, &count, NULL);
-		if (rc == NVML_ERROR_INSUFFICIENT_SIZE)
-			rc = NVML_SUCCESS;
-		nv_num(g, &s->retired_dbe, "nvmlDeviceGetRetiredPages(1)", rc, count);
-		i1 = 0;
-		rc = NV(p, gi, "nvmlDeviceGetRetiredPagesPendingStatus",
-			DeviceGetRetiredPagesPendingStatus, h, &i1);
-		nv_num(g, &s->retired_pending, "nvmlDeviceGetRetiredPagesPendingStatus", rc, i1);
-	}
-	{
-		struct nvml_fabric_info_v2 f2;
-		int state = 0, status = 0;
-
-		memset(&f2, 0, sizeof(f2));
-		f2.version = NVML_STRUCT_VERSION(struct nvml_fabric_info_v2, 2);
-		rc = NV(p, gi, "nvmlDeviceGetGpuFabricInfo", DeviceGetGpuFabricInfoV, h, &f2);
-		state = f2.state;
-		status = f2.status;
-		if (rc == NVML_ERROR_FUNCTION_NOT_FOUND || rc == NVML_ERROR_ARGUMENT_VERSION_MISMATCH) {
-			struct nvml_fabric_info f1;
-
-			memset(&f1, 0, sizeof(f1));
-			rc = NV(p, gi, "nvmlDeviceGetGpuFabricInfo", DeviceGetGpuFabricInfo, h, &f1);
-			state = f1.state;
-			status = f1.status;
+			memset(&mt, 0, sizeof(mt));
+			mt.version = NVML_STRUCT_VERSION(struct nvml_margin_temperature, 1);
+			rc = NV(p, gi, "nvmlDeviceGetMarginTemperature", DeviceGetMarginTemperature, h,
+				&mt);
+			nv_num(g, &s->temp_margin_c, "nvmlDeviceGetMarginTemperature", rc,
+			       mt.margin_temperature);
 		}
+		U32(power_mw, "nvmlDeviceGetPowerUsage", DeviceGetPowerUsage);
+		read_fields(p, g, h, fast_ids, fast_dest, ARRAY_SIZE(fast_ids));
+		U32(clock_gr_mhz, "nvmlDeviceGetClockInfo(0)", DeviceGetClockInfo, NVML_CLOCK_GRAPHICS);
+		U32(clock_sm_mhz, "nvmlDeviceGetClockInfo(1)", DeviceGetClockInfo, NVML_CLOCK_SM);
+		U32(clock_mem_mhz, "nvmlDeviceGetClockInfo(2)", DeviceGetClockInfo, NVML_CLOCK_MEM);
+		U32(clock_video_mhz, "nvmlDeviceGetClockInfo(3)", DeviceGetClockInfo, NVML_CLOCK_VIDEO);
+		i1 = 0;
+		rc = NV(p, gi, "nvmlDeviceGetPerformanceState", DeviceGetPerformanceState, h, &i1);
+		nv_num(g, &s->pstate, "nvmlDeviceGetPerformanceState", rc, i1);
+		U32(fan_pct, "nvmlDeviceGetFanSpeed", DeviceGetFanSpeed);
+		ULL(clock_events, "nvmlDeviceGetCurrentClocksEventReasons",
+		    DeviceGetCurrentClocksEventReasons);
+		U32(pcie_gen, "nvmlDeviceGetCurrPcieLinkGeneration", DeviceGetCurrPcieLinkGeneration);
+		U32(pcie_width, "nvmlDeviceGetCurrPcieLinkWidth", DeviceGetCurrPcieLinkWidth);
+	}
+	if (flags & PROBE_HEALTH) {
+		static const unsigned health_ids[] = {
+			NVML_FI_DEV_GET_GPU_RECOVERY_ACTION,
+			NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP,
+			NVML_FI_DEV_CLOCKS_EVENT_REASON_SYNC_BOOST,
+			NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN,
+			NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN,
+			NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN,
+		};
+		struct num *health_dest[] = {
+			&s->recovery_action,  &s->ce_sw_power_ns,   &s->ce_sync_boost_ns,
+			&s->ce_sw_thermal_ns, &s->ce_hw_thermal_ns, &s->ce_hw_power_brake_ns,
+		};
+
+		read_fields(p, g, h, health_ids, health_dest, ARRAY_SIZE(health_ids));
+		U32(pcie_replays, "nvmlDeviceGetPcieReplayCounter", DeviceGetPcieReplayCounter);
+		ULL(ecc_vol_corrected, "nvmlDeviceGetTotalEccErrors(0,0)", DeviceGetTotalEccErrors,
+		    NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC);
+		ULL(ecc_vol_uncorrected, "nvmlDeviceGetTotalEccErrors(1,0)", DeviceGetTotalEccErrors,
+		    NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC);
+		ULL(ecc_agg_corrected, "nvmlDeviceGetTotalEccErrors(0,1)", DeviceGetTotalEccErrors,
+		    NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_AGGREGATE_ECC);
+		ULL(ecc_agg_uncorrected, "nvmlDeviceGetTotalEccErrors(1,1)", DeviceGetTotalEccErrors,
+		    NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC);
+
+		rc = NV(p, gi, "nvmlDeviceGetRemappedRows", DeviceGetRemappedRows, h, &u, &u2, &u3,
+			&u4);
 		if (rc != NVML_ERROR_FUNCTION_NOT_FOUND)
-			rec_call("nvml", gi, "nvmlDeviceGetGpuFabricInfo", rc, rc ? "" : "ii",
-				 (int64_t)state, (int64_t)status);
-		nv_state(&s->fabric_state, "nvmlDeviceGetGpuFabricInfo", rc);
-		nv_state(&s->fabric_status, "nvmlDeviceGetGpuFabricInfo", rc);
-		s->fabric_state.v = state;
-		s->fabric_status.v = status;
-		if (num_ok(&s->fabric_state) && state == NVML_GPU_FABRIC_STATE_NOT_SUPPORTED) {
-			s->fabric_state.st = VAL_NA;
-			s->fabric_status.st = VAL_NA;
+			rec_call("nvml", gi, "nvmlDeviceGetRemappedRows", rc, rc ? "" : "uuuu",
+				 (uint64_t)u, (uint64_t)u2, (uint64_t)u3, (uint64_t)u4);
+		nv_state(&s->remap_corrected, "nvmlDeviceGetRemappedRows", rc);
+		nv_state(&s->remap_uncorrected, "nvmlDeviceGetRemappedRows", rc);
+		nv_state(&s->remap_pending, "nvmlDeviceGetRemappedRows", rc);
+		nv_state(&s->remap_failure, "nvmlDeviceGetRemappedRows", rc);
+		s->remap_corrected.v = u;
+		s->remap_uncorrected.v = u2;
+		s->remap_pending.v = u3;
+		s->remap_failure.v = u4;
+		if (!num_ok(&s->remap_pending)) {
+			/* page retirement is the pre-Ampere mechanism; skip it where rows are
+			 * remapped */
+			unsigned count = 0;
+
+			rc = NV(p, gi, "nvmlDeviceGetRetiredPages(0)", DeviceGetRetiredPages, h,
+				NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT, &count, NULL);
+			if (rc == NVML_ERROR_INSUFFICIENT_SIZE)
+				rc = NVML_SUCCESS;
+			nv_num(g, &s->retired_sbe, "nvmlDeviceGetRetiredPages(0)", rc, count);
+			count = 0;
+			rc = NV(p, gi, "nvmlDeviceGetRetiredPages(1)", DeviceGetRetiredPages, h,
+				NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT, &count, NULL);
+			if (rc == NVML_ERROR_INSUFFICIENT_SIZE)
+				rc = NVML_SUCCESS;
+			nv_num(g, &s->retired_dbe, "nvmlDeviceGetRetiredPages(1)", rc, count);
+			i1 = 0;
+			rc = NV(p, gi, "nvmlDeviceGetRetiredPagesPendingStatus",
+				DeviceGetRetiredPagesPendingStatus, h, &i1);
+			nv_num(g, &s->retired_pending, "nvmlDeviceGetRetiredPagesPendingStatus", rc, i1);
+		}
+		{
+			struct nvml_fabric_info_v2 f2;
+			int state = 0, status = 0;
+
+			memset(&f2, 0, sizeof(f2));
+			f2.version = NVML_STRUCT_VERSION(struct nvml_fabric_info_v2, 2);
+			rc = NV(p, gi, "nvmlDeviceGetGpuFabricInfo", DeviceGetGpuFabricInfoV, h, &f2);
+			state = f2.state;
+			status = f2.status;
+			if (rc == NVML_ERROR_FUNCTION_NOT_FOUND ||
+			    rc == NVML_ERROR_ARGUMENT_VERSION_MISMATCH) {
+				struct nvml_fabric_info f1;
+
+				memset(&f1, 0, sizeof(f1));
+				rc = NV(p, gi, "nvmlDeviceGetGpuFabricInfo", DeviceGetGpuFabricInfo, h,
+					&f1);
+				state = f1.state;
+				status = f1.status;
+			}
+			if (rc != NVML_ERROR_FUNCTION_NOT_FOUND)
+				rec_call("nvml", gi, "nvmlDeviceGetGpuFabricInfo", rc, rc ? "" : "ii",
+					 (int64_t)state, (int64_t)status);
+			nv_state(&s->fabric_state, "nvmlDeviceGetGpuFabricInfo", rc);
+			nv_state(&s->fabric_status, "nvmlDeviceGetGpuFabricInfo", rc);
+			s->fabric_state.v = state;
+			s->fabric_status.v = status;
+			if (num_ok(&s->fabric_state) && state == NVML_GPU_FABRIC_STATE_NOT_SUPPORTED) {
+				s->fabric_state.st = VAL_NA;
+				s->fabric_status.st = VAL_NA;
+			}
 		}
 	}
 	if (flags & PROBE_PROCS)
-		read_processes(p, g, h);
+		read_processes(p, g, h, s);
 	if (flags & PROBE_SLOW) {
 		U32(pcie_tx_kbps, "nvmlDeviceGetPcieThroughput(0)", DeviceGetPcieThroughput,
 		    NVML_PCIE_UTIL_TX_BYTES);
@@ -714,6 +744,7 @@ static void read_sample(struct probe *p, struct gpu *g, nvml_dev h, unsigned fla
 		    NVML_PCIE_UTIL_RX_BYTES);
 		ULL(energy_mj, "nvmlDeviceGetTotalEnergyConsumption", DeviceGetTotalEnergyConsumption);
 	}
+	cur_sample = NULL;
 #undef U32
 #undef ULL
 }
@@ -980,8 +1011,16 @@ int probe_sample(struct probe *p, struct gpu_system *sys, unsigned flags, struct
 	for (i = 0; i < sys->ngpus && i < p->nhandles; i++) {
 		if (!p->handles[i])
 			continue;
-		read_sample(p, &sys->gpus[i], p->handles[i], flags);
+		read_sample(p, &sys->gpus[i], p->handles[i], flags, &sys->gpus[i].s);
 	}
+	return 0;
+}
+
+int probe_sample_gpu(struct probe *p, const struct gpu *g, unsigned flags, struct gpu_sample *out)
+{
+	if (!p->nv_inited || g->index >= p->nhandles || !p->handles[g->index])
+		return -1;
+	read_sample(p, g, p->handles[g->index], flags, out);
 	return 0;
 }
 

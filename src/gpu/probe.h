@@ -16,11 +16,15 @@
 enum probe_flags {
 	PROBE_NVML = 1 << 0,   /* load NVML, init, count */
 	PROBE_STATIC = 1 << 1, /* static facts of each GPU */
-	PROBE_SAMPLE = 1 << 2, /* one sample of each GPU */
-	PROBE_PROCS = 1 << 3,  /* running processes (with SAMPLE) */
-	PROBE_SLOW = 1 << 4,   /* the slow queries: PCIe throughput (20 ms each), energy */
+	PROBE_FAST = 1 << 2,   /* the per-tick tier: utilisation, memory, temperature, power,
+				  clocks, clock-event reasons, PCIe link (a few us per GPU) */
+	PROBE_PROCS = 1 << 3,  /* running processes */
+	PROBE_SLOW = 1 << 4,   /* the slow queries: PCIe throughput (20 ms each), energy (5 ms) */
 	PROBE_CUDA = 1 << 5,   /* load libcuda, version, cuInit, devices */
-	PROBE_ALL = 0x3f,
+	PROBE_HEALTH = 1 << 6, /* counters that change rarely: ECC, remapped rows, retired pages,
+				  PCIe replays, fabric, recovery action, slowdown counters */
+	PROBE_SAMPLE = PROBE_FAST | PROBE_HEALTH,
+	PROBE_ALL = 0x7f,
 };
 
 struct probe; /* an open NVML session */
@@ -31,6 +35,10 @@ int probe_run(struct gpu_system *sys, unsigned flags, struct err *e);
 /* Long-lived use (top, watch, serve): open once, sample many times. Not thread-safe. */
 int probe_open(struct probe **out, struct gpu_system *sys, unsigned flags, struct err *e);
 int probe_sample(struct probe *p, struct gpu_system *sys, unsigned flags, struct err *e);
+/* Sample one GPU into a caller-owned struct (for collectors with several threads: NVML is
+ * thread-safe, the model is not). The procs array of out is replaced (free the old one is
+ * done here). Returns -1 when index has no handle. */
+int probe_sample_gpu(struct probe *p, const struct gpu *g, unsigned flags, struct gpu_sample *out);
 void probe_close(struct probe *p);
 
 void gpu_system_free(struct gpu_system *sys);
