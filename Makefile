@@ -41,11 +41,19 @@ REPLAY_LIBS = $(O)/replay/libnvidia-ml.so.1 $(O)/replay/libcuda.so.1
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
 
-.PHONY: all test test-unit test-cli test-gpu asan deps clean format fuzz
+BIN = $(O)/gpuvet
 
-all: gpuvet $(REPLAY_LIBS)
+.PHONY: all build-only test test-unit test-cli test-gpu asan deps clean format fuzz
 
-gpuvet: $(OBJ)
+# The binary is built in $(O)/; the default build also puts a copy at ./gpuvet.
+all: build-only
+ifeq ($(O),build)
+	@cp -f $(BIN) gpuvet
+endif
+
+build-only: $(BIN) $(REPLAY_LIBS)
+
+$(BIN): $(OBJ)
 	$(CC) $(LDFLAGS) -o $@ $(OBJ) $(JANSSON_LIB) $(LDLIBS)
 
 $(O)/%.o: %.c

@@ -22,7 +22,7 @@ if [ "$which" = all ] || [ "$which" = cli ]; then
 	for t in "$top"/tests/cli/*.sh; do
 		case "$t" in */lib.sh) continue ;; esac
 		case "$t" in *"$pattern"*) ;; *) continue ;; esac
-		GPUVET="$top/gpuvet" TOP="$top" O="$O" sh "$t" >>"$out" 2>&1 ||
+		GPUVET="$top/$O/gpuvet" TOP="$top" O="$O" sh "$t" >>"$out" 2>&1 ||
 			echo "FAIL $(basename "$t"): script exited non-zero" >>"$out"
 	done
 fi

@@ -38,7 +38,7 @@ const char *severity_name(enum severity s)
 	return s <= SEV_FAIL ? names[s] : "?";
 }
 
-static char *vformat(const char *fmt, va_list ap)
+__attribute__((format(printf, 1, 0))) static char *vformat(const char *fmt, va_list ap)
 {
 	char *p = NULL;
 
