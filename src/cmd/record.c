@@ -41,6 +41,7 @@ static int run_record(int argc, char **argv)
 	struct rec_meta meta = {GPUVET_VERSION, NULL, false};
 	struct doctor_input in;
 	struct err e;
+	unsigned ngpus;
 	int opt, rc;
 
 	err_clear(&e);
@@ -64,14 +65,15 @@ static int run_record(int argc, char **argv)
 		rec_stop();
 		return cmd_report_error(&e);
 	}
+	ngpus = in.sys.ngpus;
 	rc = rec_write(argv[optind], &meta, &e);
 	doctor_input_free(&in);
 	rec_stop();
 	if (rc != 0)
 		return cmd_report_error(&e);
 	if (strcmp(argv[optind], "-") != 0)
-		fprintf(stderr, "gpuvet: recorded %u GPU%s to %s\n", in.sys.ngpus,
-			in.sys.ngpus == 1 ? "" : "s", argv[optind]);
+		fprintf(stderr, "gpuvet: recorded %u GPU%s to %s\n", ngpus, ngpus == 1 ? "" : "s",
+			argv[optind]);
 	return EXIT_OK;
 }
 

@@ -13,9 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../gpu/fields.h"
 #include "../gpu/probe.h"
+#include "../record/recording.h"
 #include "../util/strbuf.h"
 #include "../util/term.h"
 #include "../util/util.h"
@@ -448,8 +450,14 @@ static int run_status(int argc, char **argv)
 	if ((o.csv || o.noheader || o.nounits) && !o.query)
 		return cmd_usage_error(&cmd_status, "--format needs --query");
 	if (probe_run(&sys, PROBE_NVML | PROBE_STATIC | PROBE_SAMPLE, &e) != 0) {
-		if (sys.hung)
+		if (sys.hung) {
+			/* the driver is unavailable, and the stuck call may never return */
+			e.code = EXIT_UNAVAILABLE;
 			err_hint(&e, "the driver is not answering; run 'gpuvet doctor'");
+			fflush(stdout);
+			replay_finish();
+			_exit(cmd_report_error(&e));
+		}
 		return cmd_report_error(&e);
 	}
 	if (!sys.nvml_lib.loaded) {

@@ -615,13 +615,13 @@ int host_identity(struct host_identity *id)
 	if (facts_present) {
 		if (fact_id_set)
 			*id = fact_id;
-		return 0;
+	} else {
+		id->uid = getuid();
+		id->gid = getgid();
+		n = getgroups((int)ARRAY_SIZE(groups), groups);
+		for (i = 0; i < n && i < (int)ARRAY_SIZE(id->groups); i++)
+			id->groups[id->ngroups++] = groups[i];
 	}
-	id->uid = getuid();
-	id->gid = getgid();
-	n = getgroups((int)ARRAY_SIZE(groups), groups);
-	for (i = 0; i < n && i < (int)ARRAY_SIZE(id->groups); i++)
-		id->groups[id->ngroups++] = groups[i];
 	if (rec_active())
 		rec_identity(id->uid, id->gid, id->groups, id->ngroups);
 	return 0;
@@ -673,12 +673,12 @@ const char *host_getenv(const char *name)
 
 	facts_load();
 	if (facts_present) {
-		for (i = 0; i < fact_env_n; i++)
+		for (i = 0; i < fact_env_n && !v; i++)
 			if (strncmp(fact_env[i], name, len) == 0 && fact_env[i][len] == '=')
-				return fact_env[i] + len + 1;
-		return NULL;
+				v = fact_env[i] + len + 1;
+	} else {
+		v = getenv(name);
 	}
-	v = getenv(name);
 	if (rec_active())
 		rec_env(name, v);
 	return v;
@@ -693,15 +693,15 @@ int host_uname(struct host_uname *u)
 	if (facts_present) {
 		if (fact_uname_set)
 			*u = fact_uname;
-		return 0;
+	} else {
+		if (uname(&un) != 0)
+			return -errno;
+		str_copy(u->sysname, un.sysname, sizeof(u->sysname));
+		str_copy(u->nodename, un.nodename, sizeof(u->nodename));
+		str_copy(u->release, un.release, sizeof(u->release));
+		str_copy(u->version, un.version, sizeof(u->version));
+		str_copy(u->machine, un.machine, sizeof(u->machine));
 	}
-	if (uname(&un) != 0)
-		return -errno;
-	str_copy(u->sysname, un.sysname, sizeof(u->sysname));
-	str_copy(u->nodename, un.nodename, sizeof(u->nodename));
-	str_copy(u->release, un.release, sizeof(u->release));
-	str_copy(u->version, un.version, sizeof(u->version));
-	str_copy(u->machine, un.machine, sizeof(u->machine));
 	if (rec_active())
 		rec_uname(u->sysname, u->nodename, u->release, u->version, u->machine);
 	return 0;

@@ -388,7 +388,10 @@ static char *scrub(char *text)
 			scrub_add(&pairs, &n, json_string_value(serial), to);
 		}
 	}
-	if (un && json_is_string(json_object_get(un, "nodename")))
+	/* short host names ("vm") would match inside other words: only long ones are replaced
+	 * everywhere; the uname entry itself is replaced before the text is made */
+	if (un && json_is_string(json_object_get(un, "nodename")) &&
+	    strlen(json_string_value(json_object_get(un, "nodename"))) >= 6)
 		scrub_add(&pairs, &n, json_string_value(json_object_get(un, "nodename")),
 			  "scrubbed-host");
 	for (i = 0; i < n; i++) {
@@ -420,8 +423,26 @@ int rec_write(const char *path, const struct rec_meta *meta, struct err *e)
 	text = json_dumps(doc, JSON_INDENT(1) | JSON_SORT_KEYS);
 	if (!text)
 		return err_set(e, EXIT_ERROR, "cannot serialise the recording");
-	if (meta->scrub)
+	if (meta->scrub) {
+		json_t *un = json_object_get(doc, "uname");
+
 		text = scrub(text);
+		if (json_is_object(un) && json_is_string(json_object_get(un, "nodename"))) {
+			/* re-serialise with the host name replaced in uname too */
+			json_error_t je;
+			json_t *again = json_loads(text, 0, &je);
+
+			if (again) {
+				json_object_set_new(json_object_get(again, "uname"), "nodename",
+						    json_string("scrubbed-host"));
+				free(text);
+				text = json_dumps(again, JSON_INDENT(1) | JSON_SORT_KEYS);
+				json_decref(again);
+				if (!text)
+					return err_set(e, EXIT_ERROR, "cannot serialise the recording");
+			}
+		}
+	}
 	if (strcmp(path, "-") == 0) {
 		f = stdout;
 	} else if (!(f = fopen(path, "we"))) {

@@ -27,6 +27,9 @@ void rec_stop(void);
  * the host layer and the library loader at them. The folder is removed at exit.
  */
 int replay_start(const char *path, struct err *e);
+/* Load the recording at path and unpack it into the existing folder dir (replay_start's work
+ * without touching the environment; for tests and the fuzzer). */
+int replay_unpack(const char *path, const char *dir, struct err *e);
 /* Remove the replay folder now (for exits that skip atexit handlers). */
 void replay_finish(void);
 

@@ -47,13 +47,29 @@ static bool all_digits(const char *s)
 	return true;
 }
 
+/* An object whose keys are all numbers patches an array element by element. */
+static bool index_patch(json_t *obj)
+{
+	const char *k;
+	json_t *v;
+
+	if (!json_object_size(obj))
+		return false;
+	json_object_foreach(obj, k, v) {
+		(void)v;
+		if (!all_digits(k))
+			return false;
+	}
+	return true;
+}
+
 static void merge_value(json_t *parent_obj, const char *key, json_t *bv, json_t *pv)
 {
 	if (json_is_null(pv)) {
 		json_object_del(parent_obj, key);
 	} else if (bv && json_is_object(bv) && json_is_object(pv)) {
 		merge(bv, pv);
-	} else if (bv && json_is_array(bv) && json_is_object(pv)) {
+	} else if (bv && json_is_array(bv) && json_is_object(pv) && index_patch(pv)) {
 		const char *k;
 		json_t *v;
 
@@ -806,6 +822,18 @@ static int unpack(json_t *rec, const char *dir, struct err *e)
 	rc = write_tsv(dir, "cuda.tsv", json_object_get(rec, "cuda"), e);
 out:
 	sb_release(&facts);
+	return rc;
+}
+
+int replay_unpack(const char *path, const char *dir, struct err *e)
+{
+	json_t *rec = load_file(path, 0, e);
+	int rc;
+
+	if (!rec)
+		return -1;
+	rc = unpack(rec, dir, e);
+	json_decref(rec);
 	return rc;
 }
 

@@ -1,0 +1,74 @@
+# replay.sh: recordings round-trip, and bad recordings give one clear line and exit 3.
+. "$TOP/tests/cli/lib.sh"
+BASE="$SCEN/h200x2.json"
+
+# a replay recorded again answers the same (the fake libraries serve what the recording holds)
+expect_exit "record a replay" 0 "$GPUVET" --replay "$BASE" record "$TMP/again.json"
+for part in nvml cuda files env uname; do
+	jq -S ".$part" "$BASE" >"$TMP/a"
+	jq -S ".$part" "$TMP/again.json" >"$TMP/b"
+	if cmp -s "$TMP/a" "$TMP/b"; then
+		pass "round trip keeps .$part"
+	else
+		fail "round trip keeps .$part" "$(diff "$TMP/a" "$TMP/b" | head -5)"
+	fi
+done
+expect_exit "record to stdout" 0 "$GPUVET" --replay "$BASE" record -
+expect_jq "stdout recording is a recording" '.gpuvet_recording == 1' "$TMP/out"
+expect_exit "scrubbed recording" 0 "$GPUVET" --replay "$BASE" record --scrub "$TMP/scrub.json"
+expect_no_grep "scrub removes serials" '165412' "$TMP/scrub.json"
+expect_exit "record needs one file" 4 "$GPUVET" record
+expect_exit "record to an unwritable place" 3 "$GPUVET" --replay "$BASE" record /nonexistent/dir/x.json
+expect_grep "unwritable message" "cannot write '/nonexistent/dir/x.json'" "$TMP/err"
+
+bad() { # bad NAME CONTENT PATTERN
+	printf '%s' "$2" >"$TMP/bad.json"
+	expect_exit "bad recording: $1" 3 "$GPUVET" --replay "$TMP/bad.json" status
+	expect_grep "bad recording message: $1" "$3" "$TMP/err"
+	lines=$(wc -l <"$TMP/err")
+	if [ "$lines" -le 2 ]; then pass "bad recording: $1: short error"; else
+		fail "bad recording: $1: short error" "$lines lines"; fi
+}
+head -c 2000 "$BASE" >"$TMP/trunc.json"
+expect_exit "truncated recording" 3 "$GPUVET" --replay "$TMP/trunc.json" doctor
+expect_grep "truncated recording message" "is not valid JSON" "$TMP/err"
+bad "empty file" "" "not valid JSON"
+bad "not an object" "[1,2,3]" "not a JSON object"
+bad "not a recording" '{"hello": 1}' "not a gpuvet recording"
+bad "newer format" '{"gpuvet_recording": 99}' "newer format"
+bad "derive not a string" '{"gpuvet_recording": 1, "derive": 5}' "must name a file"
+bad "derive missing" '{"gpuvet_recording": 1, "derive": "nope.json"}' "cannot read recording"
+printf '{"gpuvet_recording": 1, "derive": "loop.json"}' >"$TMP/loop.json"
+expect_exit "derive loop" 3 "$GPUVET" --replay "$TMP/loop.json" status
+expect_grep "derive loop message" "derive chain deeper" "$TMP/err"
+bad "path escapes the root" '{"gpuvet_recording": 1, "files": {"/proc/../../etc/x": "y"}}' "unsafe file path"
+bad "relative path" '{"gpuvet_recording": 1, "files": {"etc/x": "y"}}' "unsafe file path"
+bad "bad answer" '{"gpuvet_recording": 1, "nvml": {"system": {"nvmlInit": "zero"}}}' "bad answer for nvmlInit"
+bad "bad hex" '{"gpuvet_recording": 1, "files": {"/x": {"hex": "zz"}}}' "bad hex"
+bad "bad stat" '{"gpuvet_recording": 1, "files": {"/dev/x": {"stat": {"mode": 5}}}}' "bad stat"
+bad "duplicate keys" '{"gpuvet_recording": 1, "gpuvet_recording": 1}' "not valid JSON"
+bad "bad name in folder" '{"gpuvet_recording": 1, "files": {"/d": {"dir": ["../x"]}}}' "bad name in folder"
+
+# a minimal recording is enough: no NVML library recorded means "not found"
+printf '{"gpuvet_recording": 1}' >"$TMP/min.json"
+expect_exit "minimal recording: status" 5 "$GPUVET" --replay "$TMP/min.json" status
+expect_grep "minimal recording: NVML not found" "cannot load NVML" "$TMP/err"
+expect_exit "minimal recording: doctor runs" 0 "$GPUVET" --replay "$TMP/min.json" doctor
+
+# derived scenarios: null deletes, numeric keys patch one array element, replicate_gpus
+cat >"$TMP/eight.json" <<EOS
+{"gpuvet_recording": 1, "derive": "$BASE", "replicate_gpus": 8}
+EOS
+expect_exit "eight GPUs: status" 0 "$GPUVET" --replay "$TMP/eight.json" status --json
+expect_jq "eight GPUs listed" '.gpus | length == 8' "$TMP/out"
+expect_jq "eight distinct bus ids" '[.gpus[].bus_id] | unique | length == 8' "$TMP/out"
+cat >"$TMP/one.json" <<EOS
+{"gpuvet_recording": 1, "derive": "$BASE", "replicate_gpus": 1}
+EOS
+expect_exit "one GPU: status" 0 "$GPUVET" --replay "$TMP/one.json" status --json
+expect_jq "one GPU listed" '.gpus | length == 1' "$TMP/out"
+cat >"$TMP/del.json" <<EOS
+{"gpuvet_recording": 1, "derive": "$BASE", "nvml": {"devices": {"1": {"nvmlDeviceGetTemperature(0)": null}}}}
+EOS
+expect_exit "deleted answer: status" 0 "$GPUVET" --replay "$TMP/del.json" status --json
+expect_jq "deleted answer reads as not supported" '(.gpus[1] | has("temp_c") | not) and (.gpus[0].temp_c > 0)' "$TMP/out"
