@@ -89,6 +89,19 @@ test-gpu: all
 asan:
 	$(MAKE) O=build-asan SANITIZE=address,undefined OPT="-O1 -g" test
 
+# Fuzz the recording loader with libFuzzer for FUZZ_SECONDS (clang needed); the corpus starts
+# from the committed scenarios. Prints "1 passed, 0 failed" or the crash.
+FUZZ_SECONDS ?= 60
+fuzz:
+	$(MAKE) O=build-fuzz CC=clang SANITIZE=address,undefined OPT="-O1 -g" build-only
+	@mkdir -p build-fuzz/corpus && cp tests/scenarios/*.json tests/scenarios/faults/*.json build-fuzz/corpus/
+	clang -std=c11 -D_GNU_SOURCE -O1 -g -Isrc -fsanitize=fuzzer,address,undefined -o build-fuzz/fuzz_recording \
+		tests/fuzz/fuzz_recording.c $(filter-out build-fuzz/src/main.o,$(LIB_SRC:%.c=build-fuzz/%.o)) \
+		$(JANSSON_LIB) $(LDLIBS)
+	@build-fuzz/fuzz_recording -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=1024 \
+		build-fuzz/corpus >build-fuzz/fuzz.log 2>&1 && echo "1 passed, 0 failed" || \
+		{ tail -40 build-fuzz/fuzz.log; echo "0 passed, 1 failed"; exit 1; }
+
 deps:
 	sh scripts/install-deps.sh
 
