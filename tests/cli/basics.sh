@@ -19,3 +19,14 @@ expect_exit "bad --color" 4 "$GPUVET" --color=sometimes doctor
 expect_exit "root and replay together" 4 "$GPUVET" --root / --replay /dev/null doctor
 expect_exit "missing replay file" 3 "$GPUVET" --replay "$TMP/nope.json" status
 expect_grep "missing replay file message" "cannot read recording" "$TMP/err"
+
+# library overrides name the file actually tried, and a failing library is a clear error
+GPUVET_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 "$GPUVET" status >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ "$rc" -eq 5 ]; then pass "GPUVET_NVML_LIBRARY missing file exits 5"; else fail "GPUVET_NVML_LIBRARY missing file exits 5" "got $rc"; fi
+expect_grep "override path named" "cannot load NVML '/nonexistent/libnvidia-ml.so.1'" "$TMP/err"
+expect_grep "hint points at doctor" "hint: run 'gpuvet doctor'" "$TMP/err"
+GPUVET_NVML_LIBRARY="$TOP/$O/replay/libnvidia-ml.so.1" "$GPUVET" status >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ "$rc" -eq 5 ]; then pass "override library is the one loaded"; else fail "override library is the one loaded" "got $rc"; fi
+expect_grep "its init error is decoded" "nvmlInit_v2: NVML Shared Library Not Found \(12\)" "$TMP/err"
