@@ -461,7 +461,8 @@ static int run_status(int argc, char **argv)
 		return cmd_report_error(&e);
 	}
 	if (!sys.nvml_lib.loaded) {
-		err_set(&e, EXIT_UNAVAILABLE, "cannot load NVML 'libnvidia-ml.so.1': %s",
+		err_set(&e, EXIT_UNAVAILABLE, "cannot load NVML '%s': %s",
+			sys.nvml_lib.path[0] ? sys.nvml_lib.path : "libnvidia-ml.so.1",
 			sys.nvml_lib.error);
 		err_hint(&e, "run 'gpuvet doctor' to find out why");
 		rc = cmd_report_error(&e);

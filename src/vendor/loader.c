@@ -82,6 +82,8 @@ int vlib_open(struct vlib *l, const char *what, const char *key, const char *son
 		if (why && strstr(why, ": "))
 			why = strstr(why, ": ") + 2;
 		str_copy(l->error, why ? why : "unknown error", sizeof(l->error));
+		if (l->from_override)
+			str_copy(l->path, target, sizeof(l->path));
 		if (rec_active())
 			rec_library(key, NULL, NULL, l->error);
 		return err_set(e, EXIT_UNAVAILABLE, "cannot load %s '%s': %s", what,
