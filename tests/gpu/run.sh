@@ -1,0 +1,52 @@
+#!/bin/sh
+# tests/gpu/run.sh (`make test-gpu`): the tests that need a real NVIDIA GPU. Elsewhere every
+# test prints SKIP with the reason. Numbers are checked for sanity against nvidia-smi taken at
+# the same moment, not for exact values.
+O=${O:-build}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+G="$top/$O/gpuvet"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+pass=0; fail=0; skip=0
+ok() { echo "PASS $1"; pass=$((pass + 1)); }
+ko() { echo "FAIL $1${2:+: $2}"; fail=$((fail + 1)); }
+sk() { echo "SKIP $1: $2"; skip=$((skip + 1)); }
+
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+	for t in doctor status query record replay; do sk "$t" "no NVIDIA GPU or driver here"; done
+	echo "$pass passed, $fail failed, $skip skipped"
+	exit 0
+fi
+n=$(nvidia-smi -L | wc -l)
+
+"$G" doctor --json >"$TMP/doctor.json"; rc=$?
+if [ "$rc" -le 1 ]; then ok "doctor runs on the real driver (exit $rc)"; else ko "doctor exit $rc" "$(jq -c '[.findings[] | select(.severity == "fail") | .id]' "$TMP/doctor.json")"; fi
+ms=$(jq '.timing_ms.facts + .timing_ms.probe' "$TMP/doctor.json")
+if awk -v m="$ms" 'BEGIN { exit !(m < 1000) }'; then ok "doctor under 1 s ($ms ms)"; else ko "doctor under 1 s" "$ms ms"; fi
+
+"$G" status --json >"$TMP/status.json"; rc=$?
+[ "$rc" -eq 0 ] && ok "status runs" || ko "status runs" "exit $rc"
+got=$(jq '.gpus | length' "$TMP/status.json")
+[ "$got" -eq "$n" ] && ok "status sees the $n GPUs nvidia-smi lists" || ko "GPU count" "$got vs $n"
+
+F=index,name,pci.bus_id,memory.total,driver_version,pcie.link.width.max,clocks.max.sm,power.default_limit,ecc.mode.current,compute_mode
+nvidia-smi --query-gpu=$F --format=csv >"$TMP/smi.csv"
+"$G" status --query "$F" --format csv >"$TMP/gv.csv"
+if cmp -s "$TMP/smi.csv" "$TMP/gv.csv"; then ok "status --query static fields equal nvidia-smi's"; else
+	ko "status --query static fields equal nvidia-smi's" "$(diff "$TMP/smi.csv" "$TMP/gv.csv" | head -6)"; fi
+nvidia-smi --query-gpu=temperature.gpu,power.draw --format=csv,noheader,nounits >"$TMP/smi2.csv"
+"$G" status --query temperature.gpu,power.draw --format csv,noheader,nounits >"$TMP/gv2.csv"
+if paste -d, "$TMP/smi2.csv" "$TMP/gv2.csv" | awk -F', *' '{ if ($1 - $3 > 3 || $3 - $1 > 3 || $2 - $4 > 40 || $4 - $2 > 40) bad = 1 } END { exit bad }'; then
+	ok "temperature within 3 C and power within 40 W of nvidia-smi"
+else ko "live values near nvidia-smi's" "$(paste -d' ' "$TMP/smi2.csv" "$TMP/gv2.csv")"; fi
+
+"$G" record "$TMP/rec.json"; rc=$?
+[ "$rc" -eq 0 ] && ok "record" || ko "record" "exit $rc"
+"$G" doctor --json >"$TMP/live.json"
+"$G" --replay "$TMP/rec.json" doctor --json >"$TMP/replay.json"
+sel='[.findings[] | {id, severity, gpus}] | sort_by(.id, (.gpus // [] | tostring))'
+if [ "$(jq -c "$sel" "$TMP/live.json")" = "$(jq -c "$sel" "$TMP/replay.json")" ]; then
+	ok "replaying the recording gives the live findings"
+else ko "replay findings" "$(diff "$(jq -c "$sel" "$TMP/live.json")" "$(jq -c "$sel" "$TMP/replay.json")" 2>&1 | head -3)"; fi
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
