@@ -6,7 +6,8 @@
  * reads what the build left behind: torch/version.py, the dist-info METADATA pins,
  * tensorflow/python/platform/build_info.py, the jax CUDA plugin's package name, and the
  * NVIDIA wheel folders under site-packages/nvidia. checks/framework.c judges the result
- * against the driver and the GPUs.
+ * against the driver and the GPUs (and holds PyTorch's per-variant arch lists, which no small
+ * file of the wheel states).
  *
  * Which environments: the python3 on PATH (a venv when pyvenv.cfg sits next to its bin/), the
  * active $VIRTUAL_ENV and $CONDA_PREFIX, conda environments in the usual places, the user
@@ -26,22 +27,6 @@
 #define SITE_MAX_NAMES 20000		 /* a site-packages with more is not walked further */
 #define NVIDIA_MAX_DIRS 64
 #define CONDA_MAX_ENVS 32
-
-/* PyTorch's CUDA arch lists per CUDA variant, as its release builds set TORCH_CUDA_ARCH_LIST
- * (catalog row 20: PyTorch 2.9 lists cu126 = 5.0-9.0, cu128 = 7.0-12.0, cu130 = 7.5-12.0 plus
- * PTX). They change between releases; checks/framework.c says so in its evidence. */
-static const struct {
-	const char *cuda;
-	const char *archs;
-} torch_archs[] = {
-	{"11.8", "sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90"},
-	{"12.1", "sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90"},
-	{"12.4", "sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90"},
-	{"12.6", "sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90"},
-	{"12.8", "sm_70 sm_75 sm_80 sm_86 sm_90 sm_100 sm_120"},
-	{"12.9", "sm_70 sm_75 sm_80 sm_86 sm_90 sm_100 sm_120"},
-	{"13.0", "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120 compute_120"},
-};
 
 static const char *env_value(const char *fact, const char *name)
 {
@@ -252,7 +237,6 @@ static void scan_torch(struct python_env *e, char **names, size_t n)
 	struct framework *f;
 	char *text;
 	int rc = 0;
-	size_t i;
 
 	join(dir, sizeof(dir), e->site, "torch");
 	f = add_fw(e, FW_TORCH, dir);
@@ -282,9 +266,9 @@ static void scan_torch(struct python_env *e, char **names, size_t n)
 	f->cpu_only = !f->cuda[0] && !f->rocm;
 	if (dist)
 		cudnn_pin_from_metadata(e->site, dist, f->cudnn_pin, sizeof(f->cudnn_pin));
-	for (i = 0; f->cuda[0] && i < ARRAY_SIZE(torch_archs); i++)
-		if (strcmp(torch_archs[i].cuda, f->cuda) == 0)
-			str_copy(f->archs, torch_archs[i].archs, sizeof(f->archs));
+	/* archs stays "": no small file states them. The cubins are in the ~1 GB
+	 * libtorch_cuda.so, which host_read cannot read in part; checks/framework.c maps the
+	 * build's CUDA version to PyTorch's release arch lists instead. */
 }
 
 /* ['sm_60', 'sm_70', 'compute_90'] (or old ['3.5', '7.0']) -> "sm_60 sm_70 compute_90" */
