@@ -90,6 +90,21 @@ static void pick_lib(struct pick *p, const char *soname, const struct lib_list *
 		p->version[0] = '\0'; /* libcuda.so.1.1: not a driver version */
 }
 
+/* The running kernel module's version: its /proc file, or else NVML's answer (NVML only
+ * initialises when library and module agree, and then reports the module's version). */
+static const char *kernel_version(const struct doctor_input *in, const char **src)
+{
+	*src = "/proc/driver/nvidia/version";
+	if (in->facts.module.version[0])
+		return in->facts.module.version;
+	if (num_ok(&in->sys.nvml_init) && in->sys.nvml_init.v == 0 &&
+	    text_ok(&in->sys.driver_version) && in->sys.driver_version.s[0]) {
+		*src = "nvmlSystemGetDriverVersion";
+		return in->sys.driver_version.s;
+	}
+	return "";
+}
+
 static void dir_of(const char *path, char *out, size_t n)
 {
 	const char *slash = strrchr(path, '/');
@@ -154,13 +169,11 @@ static void evidence_candidates(struct finding *f, const struct lib_list *list)
 static const char *install_libs(const struct doctor_input *in, char *buf, size_t n)
 {
 	char apt[64], branch[16];
-	const char *dot;
+	const char *src, *kv = kernel_version(in, &src), *dot = strchr(kv, '.');
 
 	str_copy(branch, "<branch>", sizeof(branch));
-	dot = strchr(in->facts.module.version, '.');
-	if (dot && dot > in->facts.module.version)
-		str_fmt(branch, sizeof(branch), "%.*s", (int)(dot - in->facts.module.version),
-			in->facts.module.version);
+	if (dot && dot > kv)
+		str_fmt(branch, sizeof(branch), "%.*s", (int)(dot - kv), kv);
 	str_fmt(apt, sizeof(apt), "libnvidia-compute-%s", branch);
 	return fix_install(&in->facts.platform, apt, "nvidia-driver-cuda-libs", buf, n);
 }
@@ -262,7 +275,7 @@ static void check_compat(const struct doctor_input *in, struct findings *out,
 			 const struct pick *cu)
 {
 	const struct num *ci = &in->sys.cuda_init;
-	const char *kv = in->facts.module.version;
+	const char *kv_src, *kv = kernel_version(in, &kv_src);
 	char dir[512], cmd[2200], maxcuda[32] = "unknown";
 	struct finding *f;
 	enum severity sev;
@@ -306,7 +319,7 @@ static void check_compat(const struct doctor_input *in, struct findings *out,
 	finding_evidence(f, "libcuda.so.1: %s (version %s)", cu->path,
 			 cu->version[0] ? cu->version : "unknown");
 	if (kv[0])
-		finding_evidence(f, "/proc/driver/nvidia/version: %s", kv);
+		finding_evidence(f, "%s: %s", kv_src, kv);
 	if (num_ok(ci))
 		finding_evidence(f, "cuInit: %lld%s", (long long)ci->v,
 				 ci->v == CU_RC_COMPAT_NOT_SUPPORTED_ON_DEVICE
@@ -345,7 +358,7 @@ static const struct lib_candidate *driver_copy(const struct lib_list *list, cons
 static bool check_shadowed(const struct doctor_input *in, struct findings *out,
 			   const struct pick *p, const char *what)
 {
-	const char *kv = in->facts.module.version;
+	const char *kv_src, *kv = kernel_version(in, &kv_src);
 	const struct lib_candidate *own;
 	char dir[512], cmd[2200];
 	struct finding *f;
@@ -360,7 +373,7 @@ static bool check_shadowed(const struct doctor_input *in, struct findings *out,
 	finding_evidence(f, "LD_LIBRARY_PATH: %s", in->facts.libs.ld_library_path);
 	finding_evidence(f, "%s: %s -> %s", p->soname, p->c->path, p->c->real);
 	finding_evidence(f, "%s: %s (version %s)", src_name(own->src), own->path, own->version);
-	finding_evidence(f, "/proc/driver/nvidia/version: %s", kv);
+	finding_evidence(f, "%s: %s", kv_src, kv);
 	if (num_ok(&in->sys.cuda_init) && in->sys.cuda_init.v == CU_RC_SYSTEM_DRIVER_MISMATCH)
 		finding_evidence(f, "cuInit: 803 (CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)");
 	if (num_ok(&in->sys.nvml_init) && in->sys.nvml_init.v == NVML_RC_LIB_RM_VERSION_MISMATCH)
@@ -377,7 +390,7 @@ static bool check_shadowed(const struct doctor_input *in, struct findings *out,
 static void check_versions(const struct doctor_input *in, struct findings *out,
 			   const struct pick *nv, const struct pick *cu, bool *compared)
 {
-	const char *kv = in->facts.module.version;
+	const char *kv_src, *kv = kernel_version(in, &kv_src);
 	const bool rc18 = num_ok(&in->sys.nvml_init) &&
 			  in->sys.nvml_init.v == NVML_RC_LIB_RM_VERSION_MISMATCH;
 	const bool rc803 = num_ok(&in->sys.cuda_init) &&
@@ -411,7 +424,7 @@ static void check_versions(const struct doctor_input *in, struct findings *out,
 				"the NVIDIA libraries and the running kernel module are different "
 				"versions: %s",
 				why);
-	finding_evidence(f, "/proc/driver/nvidia/version: %s", kv[0] ? kv : "unreadable");
+	finding_evidence(f, "%s: %s", kv_src, kv[0] ? kv : "unreadable");
 	if (nv->path[0])
 		finding_evidence(f, "libnvidia-ml.so.1: %s (version %s)", nv->path,
 				 nv->version[0] ? nv->version : "unknown");
@@ -461,7 +474,7 @@ static void describe(const struct pick *nv, const struct pick *cu, char *out, si
 void check_libraries(const struct doctor_input *in, struct findings *out)
 {
 	const struct lib_facts *l = &in->facts.libs;
-	const char *kv = in->facts.module.version;
+	const char *kv_src, *kv = kernel_version(in, &kv_src);
 	struct pick nv, cu;
 	struct finding *f;
 	char what[1200];
@@ -491,7 +504,7 @@ void check_libraries(const struct doctor_input *in, struct findings *out)
 	} else {
 		f = finding_add(out, "libraries.ok", SEV_OK, -1, "%s match the kernel module",
 				what);
-		finding_evidence(f, "/proc/driver/nvidia/version: %s", kv);
+		finding_evidence(f, "%s: %s", kv_src, kv);
 	}
 	finding_evidence(f, "libnvidia-ml.so.1: %s%s", nv.path,
 			 nv.from_probe ? " (loaded)" : " (first the loader finds)");

@@ -499,8 +499,15 @@ static void libraries_not_compared_and_wsl(void)
 	struct findings fs;
 	const struct finding *f;
 
-	/* the module's version is unreadable and NVML did not object: say so, claim nothing */
+	/* no /proc file, but NVML initialised: it reports the module's version */
 	in->facts.module.version[0] = '\0';
+	run(in, &fs, check_libraries);
+	f = find(&fs, "libraries.ok");
+	CHECK(f && evidence_has(f, "nvmlSystemGetDriverVersion: 580.159.04"));
+	findings_free(&fs);
+
+	/* neither: say so, claim nothing */
+	memset(&in->sys.driver_version, 0, sizeof(in->sys.driver_version));
 	run(in, &fs, check_libraries);
 	f = find(&fs, "libraries.not_compared");
 	CHECK(f && f->sev == SEV_INFO);
