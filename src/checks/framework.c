@@ -141,6 +141,12 @@ static const char *fw_name(enum fw_kind k)
 	return k == FW_TORCH ? "torch" : k == FW_TENSORFLOW ? "tensorflow" : "jax";
 }
 
+/* conda installs and broken ones can lack a dist-info folder */
+static const char *fw_version(const struct framework *f)
+{
+	return f->version[0] ? f->version : "(version unknown)";
+}
+
 /* "13.0" -> 13000, "13" -> 13000; 0 when it is not a version */
 static int cuda_num(const char *s)
 {
@@ -444,11 +450,11 @@ static void judge_cpu_only(const struct judge *j, struct findings *out, const st
 	if (fw->rocm)
 		f = finding_add(out, "framework.cpu_only", capped(SEV_WARN, primary), -1,
 				"%s %s in %s is a ROCm (AMD) build: it cannot use NVIDIA GPUs",
-				fw_name(fw->kind), fw->version, env_label(e));
+				fw_name(fw->kind), fw_version(fw), env_label(e));
 	else
 		f = finding_add(out, "framework.cpu_only", capped(SEV_WARN, primary), -1,
 				"%s %s in %s is a CPU-only build: it cannot use the GPUs",
-				fw_name(fw->kind), fw->version[0] ? fw->version : "(version unknown)",
+				fw_name(fw->kind), fw_version(fw),
 				env_label(e));
 	evidence_build(f, fw);
 	if (install_cmd(j, e, fw, cmd, sizeof(cmd)))
@@ -476,7 +482,7 @@ static void judge_driver(const struct judge *j, struct findings *out, const stru
 		f = finding_add(out, "framework.driver_too_old", capped(SEV_FAIL, primary), -1,
 				"%s %s in %s is built for CUDA %s, which needs driver %s or newer; "
 				"this driver is %s (supports CUDA up to %s)",
-				fw_name(fw->kind), fw->version, env_label(e), fw->cuda,
+				fw_name(fw->kind), fw_version(fw), env_label(e), fw->cuda,
 				floor ? floor : "(newer)", j->driver[0] ? j->driver : "older", have);
 		evidence_build(f, fw);
 		evidence_driver(f, j);
@@ -498,7 +504,7 @@ static void judge_driver(const struct judge *j, struct findings *out, const stru
 			"%s %s in %s is built for CUDA %s, newer than this driver's CUDA %s: it "
 			"runs by minor-version compatibility, but PTX compiled at run time can fail "
 			"(error 222)",
-			fw_name(fw->kind), fw->version, env_label(e), fw->cuda, have);
+			fw_name(fw->kind), fw_version(fw), env_label(e), fw->cuda, have);
 	evidence_build(f, fw);
 	evidence_driver(f, j);
 	if (rel)
@@ -541,7 +547,7 @@ static void judge_arch(const struct judge *j, struct findings *out, const struct
 				sys->ngpus ? (int)i : -1,
 				"%s %s in %s has no kernels for compute capability %d.%d (sm_%d): its "
 				"build covers %s",
-				fw_name(fw->kind), fw->version, env_label(e), cc / 10, cc % 10, cc,
+				fw_name(fw->kind), fw_version(fw), env_label(e), cc / 10, cc % 10, cc,
 				range);
 		finding_evidence(f, "%s: %d.%d",
 				 sys->ngpus ? "nvmlDeviceGetCudaComputeCapability"
@@ -614,7 +620,7 @@ static void judge_cudnn(const struct judge *j, struct findings *out, const struc
 		f = finding_add(out, "framework.cudnn_shadowed", capped(SEV_WARN, primary), -1,
 				"cuDNN %s in %s (from LD_LIBRARY_PATH) is found before the cuDNN %s "
 				"that %s %s in %s needs",
-				c->version, dir, fw->cudnn_pin, fw_name(fw->kind), fw->version,
+				c->version, dir, fw->cudnn_pin, fw_name(fw->kind), fw_version(fw),
 				env_label(e));
 		finding_evidence(f, "LD_LIBRARY_PATH: %s", l->ld_library_path);
 		finding_evidence(f, "%s -> %s", c->path, c->real);
@@ -681,7 +687,7 @@ static void describe(const struct python_env *e, const struct framework *fw, cha
 
 	if (archs)
 		arch_range(archs, range, sizeof(range));
-	str_fmt(out, n, "%s %s (CUDA %s%s%s) in %s", fw_name(fw->kind), fw->version, fw->cuda,
+	str_fmt(out, n, "%s %s (CUDA %s%s%s) in %s", fw_name(fw->kind), fw_version(fw), fw->cuda,
 		range[0] ? ", " : "", range, env_label(e));
 }
 
