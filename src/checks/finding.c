@@ -38,7 +38,8 @@ const char *severity_name(enum severity s)
 	return s <= SEV_FAIL ? names[s] : "?";
 }
 
-static char *vformat(const char *fmt, va_list ap)
+/* the attribute lets clang's -Wformat-nonliteral (from -Wformat=2) accept the va_list call */
+__attribute__((format(printf, 1, 0))) static char *vformat(const char *fmt, va_list ap)
 {
 	char *p = NULL;
 
