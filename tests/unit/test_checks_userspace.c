@@ -1137,15 +1137,6 @@ static void catalog_entries(void)
 
 /* ---- the H200 machine end to end: files -> collectors -> checks ---------------------- */
 
-static void make_exec(const char *root, const char *path)
-{
-	char full[4096];
-
-	fr_file(root, path, "ELF");
-	snprintf(full, sizeof(full), "%s%s", root, path);
-	chmod(full, 0755);
-}
-
 /* The H200 container's files, as listed in the machine sample: ldconfig's cache, the driver
  * folder from LD_LIBRARY_PATH, /usr/local/cuda through /etc/alternatives to a 13.0 toolkit
  * with only cuda.h to tell its version, the uv venv with torch cu130 and jax. */
@@ -1197,12 +1188,12 @@ static char *h200_files(void)
 	fr_file(root, "/usr/local/cuda-13.0/targets/x86_64-linux/include/cuda.h",
 		"#define CUDA_VERSION 13000\n");
 	fr_link(root, "/usr/local/cuda-13.0/include", "targets/x86_64-linux/include");
-	make_exec(root, "/usr/local/cuda-13.0/bin/nvcc");
+	fr_exec(root, "/usr/local/cuda-13.0/bin/nvcc");
 	fr_link(root, "/usr/local/cuda", "/etc/alternatives/cuda");
 	fr_link(root, "/etc/alternatives/cuda", "/usr/local/cuda-13.0");
 	fr_link(root, "/usr/local/cuda-13", "/etc/alternatives/cuda-13");
 	fr_link(root, "/etc/alternatives/cuda-13", "/usr/local/cuda-13.0");
-	make_exec(root, "/usr/bin/python3.12");
+	fr_exec(root, "/usr/bin/python3.12");
 	fr_link(root, "/usr/bin/python3", "python3.12");
 	fr_dir(root, "/usr/lib/python3/dist-packages");
 	fr_file(root, "/opt/torch/.venv/pyvenv.cfg",

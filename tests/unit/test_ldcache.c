@@ -68,51 +68,38 @@ static void check_sample(const struct lib_facts *l)
 	CHECK_STR(l->libcudnn.v[0].version, "9.1.0");
 }
 
-static void new_format(void)
+/* The sample cache in one layout; spoil_old breaks the old entries' string offsets, so only
+ * the new table that follows them can give the right answer. */
+static void read_layout(enum ldc_format fmt, bool spoil_old)
 {
-	unsigned char buf[4096];
-	size_t n = ldc_build(buf, sizeof(buf), LDC_NEW, sample, (int)ARRAY_SIZE(sample));
+	unsigned char buf[8192];
+	size_t n = ldc_build(buf, sizeof(buf), fmt, sample, (int)ARRAY_SIZE(sample));
 	char *root = sample_root();
 	struct lib_facts l;
 
 	CHECK(n > 0);
+	if (spoil_old)
+		memset(buf + 16, 0xff, ARRAY_SIZE(sample) * 12);
 	fr_bytes(root, "/etc/ld.so.cache", buf, n);
 	fr_use(root);
 	collect(&l);
 	check_sample(&l);
 	fr_free(root);
+}
+
+static void new_format(void)
+{
+	read_layout(LDC_NEW, false);
 }
 
 static void old_format(void)
 {
-	unsigned char buf[4096];
-	size_t n = ldc_build(buf, sizeof(buf), LDC_OLD, sample, (int)ARRAY_SIZE(sample));
-	char *root = sample_root();
-	struct lib_facts l;
-
-	CHECK(n > 0);
-	fr_bytes(root, "/etc/ld.so.cache", buf, n);
-	fr_use(root);
-	collect(&l);
-	check_sample(&l);
-	fr_free(root);
+	read_layout(LDC_OLD, false);
 }
 
 static void old_then_new(void)
 {
-	unsigned char buf[8192];
-	size_t n = ldc_build(buf, sizeof(buf), LDC_COMPAT, sample, (int)ARRAY_SIZE(sample));
-	char *root = sample_root();
-	struct lib_facts l;
-
-	CHECK(n > 0);
-	/* spoil the old entries' string offsets: the new table must be the one read */
-	memset(buf + 16, 0xff, ARRAY_SIZE(sample) * 12);
-	fr_bytes(root, "/etc/ld.so.cache", buf, n);
-	fr_use(root);
-	collect(&l);
-	check_sample(&l);
-	fr_free(root);
+	read_layout(LDC_COMPAT, true);
 }
 
 static void other_arch_kept_when_machine_unknown(void)

@@ -34,15 +34,6 @@ static const char torch_metadata_cu130[] =
 	"\n"
 	"Requires-Dist: nvidia-cudnn-cu13==1.0.0; this is the description, not a header\n";
 
-static void make_exec(const char *root, const char *path)
-{
-	char full[4096];
-
-	fr_file(root, path, "ELF");
-	snprintf(full, sizeof(full), "%s%s", root, path);
-	chmod(full, 0755);
-}
-
 static void collect(struct python_facts *py)
 {
 	struct env_facts env;
@@ -76,7 +67,7 @@ static char *h200_root(void)
 {
 	char *root = fr_new();
 
-	make_exec(root, "/usr/bin/python3.12");
+	fr_exec(root, "/usr/bin/python3.12");
 	fr_link(root, "/usr/bin/python3", "python3.12");
 	fr_dir(root, "/usr/lib/python3/dist-packages/apt");
 	fr_file(root, "/opt/torch/.venv/pyvenv.cfg",
@@ -152,7 +143,7 @@ static void system_cpu_torch(void)
 	const struct python_env *e;
 	const struct framework *t;
 
-	make_exec(root, "/usr/bin/python3.10");
+	fr_exec(root, "/usr/bin/python3.10");
 	fr_link(root, "/usr/bin/python3", "python3.10");
 	fr_file(root, "/usr/local/lib/python3.10/dist-packages/torch/version.py",
 		"__version__ = '2.5.1+cpu'\ndebug = False\ncuda = None\nhip = None\n");
@@ -219,18 +210,18 @@ static void conda_venv_tf_rocm(void)
 		"__version__ = '2.5.1+rocm6.2'\ncuda: Optional[str] = None\n"
 		"hip: Optional[str] = '6.2.41133-dd7f95766'\n");
 	/* active venv: torch without version.py, CUDA from the dist-info name */
-	fr_file(root, "/work/venv/pyvenv.cfg", "version = 3.10.12\n");
-	fr_file(root, "/work/venv/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so", "x");
-	fr_file(root, "/work/venv/lib/python3.10/site-packages/torch-2.4.0+cu121.dist-info/"
+	fr_file(root, "/srv/venv/pyvenv.cfg", "version = 3.10.12\n");
+	fr_file(root, "/srv/venv/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so", "x");
+	fr_file(root, "/srv/venv/lib/python3.10/site-packages/torch-2.4.0+cu121.dist-info/"
 		      "METADATA",
 		"Name: torch\nRequires-Dist: nvidia-cudnn-cu12==8.9.2.26; platform_system == "
 		"\"Linux\"\n");
 	fr_facts(root, "env PATH=/usr/bin\nenv HOME=/home/u\nenv CONDA_PREFIX=/srv/rocm\n"
-		       "env VIRTUAL_ENV=/work/venv\n");
+		       "env VIRTUAL_ENV=/srv/venv\n");
 	fr_use(root);
 	collect(&py);
 
-	e = env_at(&py, "/work/venv/lib/python3.10/site-packages");
+	e = env_at(&py, "/srv/venv/lib/python3.10/site-packages");
 	CHECK(e && e->active && str_eq(e->kind, "venv"));
 	CHECK_STR(e->py_version, "3.10.12");
 	f = fw_of(e, FW_TORCH);
@@ -279,7 +270,7 @@ static void tensorflow_cpu_and_user_site(void)
 	const struct python_env *e;
 	const struct framework *f;
 
-	make_exec(root, "/usr/bin/python3.12");
+	fr_exec(root, "/usr/bin/python3.12");
 	fr_link(root, "/usr/bin/python3", "python3.12");
 	fr_file(root, "/home/u/.local/lib/python3.12/site-packages/tensorflow/python/platform/"
 		      "build_info.py",
@@ -305,7 +296,7 @@ static void garbage_files(void)
 	const struct framework *f;
 
 	fr_file(root, "/opt/v/pyvenv.cfg", "garbage without equals\n=\nversion\n");
-	make_exec(root, "/opt/v/bin/python3");
+	fr_exec(root, "/opt/v/bin/python3");
 	fr_file(root, "/opt/v/lib/python3.12/site-packages/torch/version.py",
 		"my_cuda = '9.9'\ncuda_extra = '1'\n__version__ = 'unterminated\ncuda ==\n");
 	fr_dir(root, "/opt/v/lib/python3.12/site-packages/torch-2.3.0.dist-info");

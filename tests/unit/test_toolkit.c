@@ -27,15 +27,6 @@ static const struct toolkit *find(const struct toolkit_facts *t, const char *pat
 	return NULL;
 }
 
-static void make_exec(const char *root, const char *path)
-{
-	char full[4096];
-
-	fr_file(root, path, "#!/bin/sh\n");
-	snprintf(full, sizeof(full), "%s%s", root, path);
-	chmod(full, 0755);
-}
-
 /* The H200 image: no version.json, only cuda.h; cuda and cuda-13 are alternatives links. */
 static void h200_layout(void)
 {
@@ -48,7 +39,7 @@ static void h200_layout(void)
 		"#define CUDA_VERSION_MAJOR_IS_NOT_THIS 1\n"
 		"#define CUDA_VERSION 13000\n");
 	fr_link(root, "/usr/local/cuda-13.0/include", "targets/x86_64-linux/include");
-	make_exec(root, "/usr/local/cuda-13.0/bin/nvcc");
+	fr_exec(root, "/usr/local/cuda-13.0/bin/nvcc");
 	fr_link(root, "/usr/local/cuda", "/etc/alternatives/cuda");
 	fr_link(root, "/etc/alternatives/cuda", "/usr/local/cuda-13.0");
 	fr_link(root, "/usr/local/cuda-13", "/etc/alternatives/cuda-13");
@@ -83,8 +74,8 @@ static void several_toolkits(void)
 	fr_file(root, "/usr/local/cuda-11.0/version.txt", "CUDA Version 11.0.228\n");
 	fr_file(root, "/usr/local/cuda-12.8/version.json",
 		"{\"cuda_cudart\": {\"version\": \"12.8.90\"}, \"cuda\": {\"version\": \"12.8.1\"}}");
-	make_exec(root, "/usr/local/cuda-12.4/bin/nvcc");
-	make_exec(root, "/usr/local/cuda-12.8/bin/nvcc");
+	fr_exec(root, "/usr/local/cuda-12.4/bin/nvcc");
+	fr_exec(root, "/usr/local/cuda-12.8/bin/nvcc");
 	fr_link(root, "/usr/local/cuda", "cuda-12.8");
 	/* an nvcc that is not executable is not the one a shell runs */
 	fr_file(root, "/opt/broken/bin/nvcc", "x");
@@ -112,7 +103,7 @@ static void distro_nvcc(void)
 	char *root = fr_new();
 	struct toolkit_facts t;
 
-	make_exec(root, "/usr/bin/nvcc");
+	fr_exec(root, "/usr/bin/nvcc");
 	fr_file(root, "/usr/include/cuda.h", "#define CUDA_VERSION 12040\n");
 	fr_facts(root, "env PATH=/usr/local/bin:/usr/bin\nenv CUDA_HOME=/nonexistent\n");
 	fr_use(root);
