@@ -1,14 +1,515 @@
-/* libraries.c: stub, filled in by the checks work. */
+/*
+ * libraries.c: the driver's user-space libraries: are libnvidia-ml.so.1 and libcuda.so.1
+ * there, is the file that loads the driver's own (not a toolkit stub, a forward-compatibility
+ * copy or a stale copy earlier on LD_LIBRARY_PATH), and does its version match the running
+ * kernel module (catalog rows 7, 12, 13, 14; lessons 3 and 15).
+ *
+ * The vendor probe (gpu/probe.c) says which file it really loaded and what nvmlInit and cuInit
+ * answered; host/libs.c lists every candidate in the loader's order. The probe's answer is
+ * preferred, the list explains it. Version comparison needs the kernel module's version
+ * (host/module.c); without it nothing is concluded, and the report says so.
+ */
+#define _GNU_SOURCE
+#include <string.h>
+
+#include "../util/util.h"
 #include "catalog.h"
 #include "doctor.h"
+#include "fixes.h"
 
 DEFS(defs_libraries) = {
-	{"libraries.ok", LAYER_LIBRARIES, "libraries layer checked", false},
+	{"libraries.ok", LAYER_LIBRARIES, "driver libraries found and matching the kernel module",
+	 false},
+	{"libraries.not_compared", LAYER_LIBRARIES,
+	 "driver libraries found; versions not compared with the kernel module", false},
+	/* usually part of a driver that is not installed at all, or a container without GPUs */
+	{"libraries.nvml_missing", LAYER_LIBRARIES, "libnvidia-ml.so.1 not found or not loadable",
+	 true},
+	{"libraries.cuda_missing", LAYER_LIBRARIES, "libcuda.so.1 not found or not loadable", true},
+	{"libraries.cuda_stub", LAYER_LIBRARIES, "a CUDA toolkit stub libcuda is found first", false},
+	{"libraries.cuda_compat", LAYER_LIBRARIES, "a forward-compatibility libcuda is in use",
+	 false},
+	{"libraries.version_mismatch", LAYER_LIBRARIES,
+	 "driver libraries and kernel module versions differ", false},
+	{"libraries.shadowed", LAYER_LIBRARIES,
+	 "LD_LIBRARY_PATH puts another driver's library before the installed one", false},
 };
 DEFS_COUNT(defs_libraries);
 
+/* CUresult and nvmlReturn_t codes this check names (cuda.h, nvml.h) */
+enum {
+	NVML_RC_LIB_RM_VERSION_MISMATCH = 18,
+	CU_RC_STUB_LIBRARY = 34,
+	CU_RC_SYSTEM_DRIVER_MISMATCH = 803,
+	CU_RC_COMPAT_NOT_SUPPORTED_ON_DEVICE = 804,
+};
+
+/* The library a program gets for one soname: what the probe loaded, or else the first
+ * candidate the loader would take. */
+struct pick {
+	const char *soname;
+	const struct lib_list *list;
+	const struct lib_info *probe;
+	const struct lib_candidate *c; /* the matching candidate, NULL when unknown */
+	char path[512];		       /* "" when nothing was found */
+	char version[64];
+	bool stub, compat, wsl;
+	bool from_probe;
+};
+
+static void pick_lib(struct pick *p, const char *soname, const struct lib_list *list,
+		     const struct lib_info *probe)
+{
+	int i;
+
+	memset(p, 0, sizeof(*p));
+	p->soname = soname;
+	p->list = list;
+	p->probe = probe;
+	if (probe->loaded && probe->path[0]) {
+		p->from_probe = true;
+		str_copy(p->path, probe->path, sizeof(p->path));
+		str_copy(p->version, probe->version, sizeof(p->version));
+		for (i = 0; i < list->n && !p->c; i++)
+			if (str_eq(list->v[i].real, probe->path) || str_eq(list->v[i].path, probe->path))
+				p->c = &list->v[i];
+	} else {
+		for (i = 0; i < list->n && !p->c; i++)
+			if (str_eq(list->v[i].name, soname))
+				p->c = &list->v[i];
+		if (p->c) {
+			str_copy(p->path, p->c->path, sizeof(p->path));
+			str_copy(p->version, p->c->version, sizeof(p->version));
+		}
+	}
+	p->stub = (p->c && p->c->stub) || strstr(p->path, "/stubs/");
+	p->compat = (p->c && p->c->compat) || strstr(p->path, "/compat/") ||
+		    strstr(p->path, "cuda-compat");
+	p->wsl = (p->c && p->c->wsl) || str_starts(p->path, "/usr/lib/wsl/");
+	if (p->wsl)
+		p->version[0] = '\0'; /* libcuda.so.1.1: not a driver version */
+}
+
+/* The running kernel module's version: its /proc file, or else NVML's answer (NVML only
+ * initialises when library and module agree, and then reports the module's version). */
+static const char *kernel_version(const struct doctor_input *in, const char **src)
+{
+	*src = "/proc/driver/nvidia/version";
+	if (in->facts.module.version[0])
+		return in->facts.module.version;
+	if (num_ok(&in->sys.nvml_init) && in->sys.nvml_init.v == 0 &&
+	    text_ok(&in->sys.driver_version) && in->sys.driver_version.s[0]) {
+		*src = "nvmlSystemGetDriverVersion";
+		return in->sys.driver_version.s;
+	}
+	return "";
+}
+
+static void dir_of(const char *path, char *out, size_t n)
+{
+	const char *slash = strrchr(path, '/');
+	size_t len = slash ? (size_t)(slash - path) : 0;
+
+	str_copy(out, path, n < len + 1 ? n : len + 1);
+	if (!out[0])
+		str_copy(out, "/", n);
+}
+
+/* "export LD_LIBRARY_PATH=<the value without dir>" or "unset LD_LIBRARY_PATH" */
+static void ld_path_without(const char *llp, const char *dir, char *out, size_t n)
+{
+	char copy[2048], rest[2048] = "";
+	char *tok, *save = NULL;
+
+	str_copy(copy, llp, sizeof(copy));
+	for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+		char clean[512];
+
+		str_copy(clean, tok, sizeof(clean));
+		while (strlen(clean) > 1 && clean[strlen(clean) - 1] == '/')
+			clean[strlen(clean) - 1] = '\0';
+		if (str_eq(clean, dir))
+			continue;
+		if (rest[0])
+			str_append(rest, ":", sizeof(rest));
+		str_append(rest, tok, sizeof(rest));
+	}
+	if (rest[0])
+		str_fmt(out, n, "export LD_LIBRARY_PATH=%s", rest);
+	else
+		str_copy(out, "unset LD_LIBRARY_PATH", n);
+}
+
+static const char *src_name(enum lib_source s)
+{
+	switch (s) {
+	case LIBSRC_LD_LIBRARY_PATH:
+		return "LD_LIBRARY_PATH";
+	case LIBSRC_LDCACHE:
+		return "/etc/ld.so.cache";
+	case LIBSRC_DEFAULT_DIR:
+		return "default folder";
+	}
+	return "?";
+}
+
+/* "path (from LD_LIBRARY_PATH)" evidence for every candidate, in loader order. */
+static void evidence_candidates(struct finding *f, const struct lib_list *list)
+{
+	int i;
+
+	for (i = 0; i < list->n && f->nevidence < FINDING_MAX_EVIDENCE - 1; i++)
+		finding_evidence(f, "%s: %s -> %s (%s%s%s)", src_name(list->v[i].src),
+				 list->v[i].path, list->v[i].real,
+				 list->v[i].version[0] ? "version " : "no version in the name",
+				 list->v[i].version, list->v[i].stub ? ", stub" : "");
+}
+
+/* The package that installs libcuda and libnvidia-ml, for the running module's branch. */
+static const char *install_libs(const struct doctor_input *in, char *buf, size_t n)
+{
+	char apt[64], branch[16];
+	const char *src, *kv = kernel_version(in, &src), *dot = strchr(kv, '.');
+
+	str_copy(branch, "<branch>", sizeof(branch));
+	if (dot && dot > kv)
+		str_fmt(branch, sizeof(branch), "%.*s", (int)(dot - kv), kv);
+	str_fmt(apt, sizeof(apt), "libnvidia-compute-%s", branch);
+	return fix_install(&in->facts.platform, apt, "nvidia-driver-cuda-libs", buf, n);
+}
+
+static void check_missing(const struct doctor_input *in, struct findings *out, const struct pick *p,
+			  const char *id)
+{
+	const struct platform_facts *pf = &in->facts.platform;
+	struct finding *f;
+	char cmd[160];
+
+	/* the probe's dlopen is the judge; without a probe (no vendor calls), the files are */
+	if (p->probe->attempted ? p->probe->loaded : p->c != NULL)
+		return;
+	if (p->c)
+		f = finding_add(out, id, SEV_FAIL, -1, "%s was found at %s but could not be loaded",
+				p->soname, p->c->path);
+	else
+		f = finding_add(out, id, SEV_FAIL, -1,
+				"%s is not installed or not in the loader's search path", p->soname);
+	if (p->probe->attempted)
+		finding_evidence(f, "dlopen %s: %s", p->soname,
+				 p->probe->error[0] ? p->probe->error : "failed");
+	finding_evidence(f, "/etc/ld.so.cache: %s",
+			 !in->facts.libs.ldcache_read ? "unreadable"
+			 : p->list->n		      ? "lists other copies only"
+						      : "no entry");
+	finding_evidence(f, "LD_LIBRARY_PATH: %s",
+			 in->facts.libs.ld_library_path[0] ? in->facts.libs.ld_library_path
+							   : "unset");
+	evidence_candidates(f, p->list);
+	if (pf->wsl)
+		finding_fix(f, 0,
+			    "This is WSL2: %s comes from the Windows driver in /usr/lib/wsl/lib. "
+			    "Update the NVIDIA driver on Windows, then run `wsl --shutdown` and "
+			    "reopen the distribution.",
+			    p->soname);
+	else if (pf->container)
+		finding_fix(f, 0,
+			    "This is a container without the driver's libraries. Start it with "
+			    "`--gpus all` (Docker with nvidia-container-toolkit) or `--device "
+			    "nvidia.com/gpu=all` (CDI, Podman); don't install a driver inside the "
+			    "image.");
+	else
+		finding_fix(f, FIX_ROOT, "Install the driver's compute libraries and refresh the "
+					 "loader cache: `%s && sudo ldconfig`.",
+			    install_libs(in, cmd, sizeof(cmd)));
+}
+
+static void check_stub(const struct doctor_input *in, struct findings *out, const struct pick *cu)
+{
+	const struct lib_facts *l = &in->facts.libs;
+	const bool rc34 = num_ok(&in->sys.cuda_init) && in->sys.cuda_init.v == CU_RC_STUB_LIBRARY;
+	const struct lib_candidate *first = l->libcuda.n ? &l->libcuda.v[0] : NULL;
+	const struct lib_candidate *stub = NULL;
+	char dir[512], cmd[2200];
+	struct finding *f;
+	bool picked;
+
+	if (cu->stub)
+		stub = cu->c;
+	else if (first && first->stub && first->src == LIBSRC_LD_LIBRARY_PATH)
+		stub = first; /* wins for programs that load plain libcuda.so (numba, some JITs) */
+	if (!cu->stub && !stub && !rc34)
+		return;
+	picked = cu->stub || rc34;
+	dir_of(stub ? stub->path : cu->path, dir, sizeof(dir));
+	if (picked)
+		f = finding_add(out, "libraries.cuda_stub", SEV_FAIL, -1,
+				"the CUDA toolkit's stub libcuda in %s is loaded instead of the "
+				"driver's: stubs are for linking only",
+				dir);
+	else
+		f = finding_add(out, "libraries.cuda_stub", SEV_WARN, -1,
+				"LD_LIBRARY_PATH puts the toolkit's stub libcuda (%s) first for "
+				"programs that load libcuda.so without a version",
+				dir);
+	if (stub)
+		finding_evidence(f, "%s: %s -> %s, %lld bytes (the driver's is tens of MB)",
+				 src_name(stub->src), stub->path, stub->real, (long long)stub->size);
+	if (cu->from_probe)
+		finding_evidence(f, "dlopen libcuda.so.1: loaded %s", cu->path);
+	if (rc34)
+		finding_evidence(f, "cuInit: 34 (CUDA_ERROR_STUB_LIBRARY)");
+	if (!stub || stub->src == LIBSRC_LD_LIBRARY_PATH) {
+		ld_path_without(l->ld_library_path, dir, cmd, sizeof(cmd));
+		finding_fix(f, 0, "Remove %s from LD_LIBRARY_PATH: `%s` (and where it is set: "
+				  "~/.bashrc, a module file, the job script).",
+			    dir, cmd);
+	} else {
+		finding_fix(f, FIX_ROOT,
+			    "Remove %s from the loader configuration (`grep -rl '%s' "
+			    "/etc/ld.so.conf /etc/ld.so.conf.d`), then run `sudo ldconfig`.",
+			    dir, dir);
+	}
+}
+
+static void check_compat(const struct doctor_input *in, struct findings *out,
+			 const struct pick *cu)
+{
+	const struct num *ci = &in->sys.cuda_init;
+	const char *kv_src, *kv = kernel_version(in, &kv_src);
+	char dir[512], cmd[2200], maxcuda[32] = "unknown";
+	struct finding *f;
+	enum severity sev;
+
+	if (!cu->compat)
+		return;
+	dir_of(cu->path, dir, sizeof(dir));
+	if (num_ok(&in->sys.cuda_version))
+		str_fmt(maxcuda, sizeof(maxcuda), "%d.%d", (int)(in->sys.cuda_version.v / 1000),
+			(int)(in->sys.cuda_version.v % 1000 / 10));
+	if (num_ok(ci) && ci->v == CU_RC_COMPAT_NOT_SUPPORTED_ON_DEVICE) {
+		sev = SEV_FAIL;
+		f = finding_add(out, "libraries.cuda_compat", sev, -1,
+				"a forward-compatibility libcuda (%s) is in use, but this GPU does "
+				"not support forward compatibility",
+				dir);
+	} else if (num_ok(ci) && ci->v == CU_RC_SYSTEM_DRIVER_MISMATCH) {
+		sev = SEV_FAIL;
+		f = finding_add(out, "libraries.cuda_compat", sev, -1,
+				"the forward-compatibility libcuda %s (%s) does not work with kernel "
+				"module %s",
+				cu->version[0] ? cu->version : "of unknown version", dir,
+				kv[0] ? kv : "(version unknown)");
+	} else if (num_ok(ci) && ci->v == 0) {
+		/* deliberate on data-center GPUs: newer CUDA on an older driver branch */
+		f = finding_add(out, "libraries.cuda_compat", SEV_INFO, -1,
+				"forward compatibility in use: libcuda %s from %s runs on kernel "
+				"module %s",
+				cu->version[0] ? cu->version : "(version unknown)", dir,
+				kv[0] ? kv : "(version unknown)");
+		finding_evidence(f, "dlopen libcuda.so.1: %s", cu->path);
+		finding_evidence(f, "cuInit: 0 (success)");
+		return;
+	} else {
+		sev = SEV_WARN;
+		f = finding_add(out, "libraries.cuda_compat", sev, -1,
+				"a forward-compatibility libcuda (%s) is in use; whether this GPU "
+				"accepts it could not be checked (cuInit was not called)",
+				dir);
+	}
+	finding_evidence(f, "libcuda.so.1: %s (version %s)", cu->path,
+			 cu->version[0] ? cu->version : "unknown");
+	if (kv[0])
+		finding_evidence(f, "%s: %s", kv_src, kv);
+	if (num_ok(ci))
+		finding_evidence(f, "cuInit: %lld%s", (long long)ci->v,
+				 ci->v == CU_RC_COMPAT_NOT_SUPPORTED_ON_DEVICE
+					 ? " (CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE)"
+				 : ci->v == CU_RC_SYSTEM_DRIVER_MISMATCH
+					 ? " (CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)"
+					 : "");
+	if (cu->c && cu->c->src == LIBSRC_LD_LIBRARY_PATH) {
+		ld_path_without(in->facts.libs.ld_library_path, dir, cmd, sizeof(cmd));
+		finding_fix(f, 0,
+			    "Remove %s from LD_LIBRARY_PATH (`%s`), then either upgrade the driver "
+			    "or use a CUDA runtime no newer than this driver supports (CUDA %s).",
+			    dir, cmd, maxcuda);
+	} else {
+		finding_fix(f, FIX_ROOT,
+			    "Remove the cuda-compat package that installs %s (`dpkg -S %s` or `rpm "
+			    "-qf %s` names it) and run `sudo ldconfig`; then either upgrade the "
+			    "driver or use a CUDA runtime no newer than this driver supports (CUDA "
+			    "%s).",
+			    dir, cu->path, cu->path, maxcuda);
+	}
+}
+
+/* A later candidate carrying the kernel module's version: the driver's own copy. */
+static const struct lib_candidate *driver_copy(const struct lib_list *list, const char *kv)
+{
+	int i;
+
+	for (i = 0; i < list->n; i++)
+		if (list->v[i].src != LIBSRC_LD_LIBRARY_PATH && str_eq(list->v[i].version, kv) &&
+		    !list->v[i].stub && !list->v[i].compat)
+			return &list->v[i];
+	return NULL;
+}
+
+static bool check_shadowed(const struct doctor_input *in, struct findings *out,
+			   const struct pick *p, const char *what)
+{
+	const char *kv_src, *kv = kernel_version(in, &kv_src);
+	const struct lib_candidate *own;
+	char dir[512], cmd[2200];
+	struct finding *f;
+
+	if (!p->c || p->c->src != LIBSRC_LD_LIBRARY_PATH || !p->version[0] ||
+	    str_eq(p->version, kv) || !(own = driver_copy(p->list, kv)))
+		return false;
+	dir_of(p->c->path, dir, sizeof(dir));
+	f = finding_add(out, "libraries.shadowed", SEV_FAIL, -1,
+			"LD_LIBRARY_PATH puts %s %s from %s before the driver's own %s %s", what,
+			p->version, dir, what, kv);
+	finding_evidence(f, "LD_LIBRARY_PATH: %s", in->facts.libs.ld_library_path);
+	finding_evidence(f, "%s: %s -> %s", p->soname, p->c->path, p->c->real);
+	finding_evidence(f, "%s: %s (version %s)", src_name(own->src), own->path, own->version);
+	finding_evidence(f, "%s: %s", kv_src, kv);
+	if (num_ok(&in->sys.cuda_init) && in->sys.cuda_init.v == CU_RC_SYSTEM_DRIVER_MISMATCH)
+		finding_evidence(f, "cuInit: 803 (CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)");
+	if (num_ok(&in->sys.nvml_init) && in->sys.nvml_init.v == NVML_RC_LIB_RM_VERSION_MISMATCH)
+		finding_evidence(f, "nvmlInit_v2: 18 (Driver/library version mismatch)");
+	ld_path_without(in->facts.libs.ld_library_path, dir, cmd, sizeof(cmd));
+	finding_fix(f, 0,
+		    "Remove %s from LD_LIBRARY_PATH: `%s`. A driver library must come from the "
+		    "installed driver; one bundled with an application or image only works with "
+		    "the exact same kernel module.",
+		    dir, cmd);
+	return true;
+}
+
+static void check_versions(const struct doctor_input *in, struct findings *out,
+			   const struct pick *nv, const struct pick *cu, bool *compared)
+{
+	const char *kv_src, *kv = kernel_version(in, &kv_src);
+	const bool rc18 = num_ok(&in->sys.nvml_init) &&
+			  in->sys.nvml_init.v == NVML_RC_LIB_RM_VERSION_MISMATCH;
+	const bool rc803 = num_ok(&in->sys.cuda_init) &&
+			   in->sys.cuda_init.v == CU_RC_SYSTEM_DRIVER_MISMATCH && !cu->compat;
+	const bool cu_judged = cu->version[0] && !cu->stub && !cu->compat;
+	const bool nv_differs = kv[0] && nv->version[0] && !str_eq(nv->version, kv);
+	const bool cu_differs = kv[0] && cu_judged && !str_eq(cu->version, kv);
+	const char *libver, *why;
+	struct finding *f;
+	bool shadow = false;
+
+	*compared = kv[0] && (nv->version[0] || cu_judged);
+	if (nv_differs)
+		shadow |= check_shadowed(in, out, nv, "libnvidia-ml");
+	if (cu_differs)
+		shadow |= check_shadowed(in, out, cu, "libcuda");
+	if (shadow || !(nv_differs || cu_differs || rc18 || rc803))
+		return;
+	libver = nv_differs ? nv->version : cu_differs ? cu->version : "";
+	/* in a container the module is the host's: the image may bring its own libraries */
+	why = in->facts.platform.container
+		      ? "the host's driver was updated without a reboot, or the image brings its "
+			"own driver libraries"
+		      : "the driver was updated without a reboot";
+	if (libver[0] && kv[0])
+		f = finding_add(out, "libraries.version_mismatch", SEV_FAIL, -1,
+				"the NVIDIA libraries are %s but the running kernel module is %s: %s",
+				libver, kv, why);
+	else
+		f = finding_add(out, "libraries.version_mismatch", SEV_FAIL, -1,
+				"the NVIDIA libraries and the running kernel module are different "
+				"versions: %s",
+				why);
+	finding_evidence(f, "%s: %s", kv_src, kv[0] ? kv : "unreadable");
+	if (nv->path[0])
+		finding_evidence(f, "libnvidia-ml.so.1: %s (version %s)", nv->path,
+				 nv->version[0] ? nv->version : "unknown");
+	if (cu->path[0])
+		finding_evidence(f, "libcuda.so.1: %s (version %s)", cu->path,
+				 cu->version[0] ? cu->version : "unknown");
+	if (rc18)
+		finding_evidence(f, "nvmlInit_v2: 18 (Driver/library version mismatch)");
+	if (rc803)
+		finding_evidence(f, "cuInit: 803 (CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)");
+	if (in->facts.module.last_pkg_change[0])
+		finding_evidence(f, "package log: %s", in->facts.module.last_pkg_change);
+	finding_fix(f, FIX_ROOT | FIX_REBOOT | FIX_INTERRUPTS,
+		    "%sReboot. Without a reboot: stop everything using the GPU (display manager, "
+		    "nvidia-persistenced, containers), then `sudo rmmod nvidia_uvm nvidia_drm "
+		    "nvidia_modeset nvidia && sudo modprobe nvidia`. To avoid surprise upgrades, "
+		    "%s.",
+		    in->facts.platform.container
+			    ? "If the image installs libcuda or libnvidia-ml itself, remove them "
+			      "from the image (the container toolkit injects the host's). Otherwise, "
+			      "on the host: "
+			    : "",
+		    fix_pick(&in->facts.platform,
+			     "hold the driver packages (`sudo apt-mark hold` the nvidia-driver and "
+			     "libnvidia packages, or exclude them from unattended-upgrades)",
+			     "lock the driver packages (`sudo dnf versionlock add` the nvidia "
+			     "packages)"));
+}
+
+/* "libnvidia-ml 580.159.04 and libcuda 580.159.04 from /usr/local/nvidia/lib64" */
+static void describe(const struct pick *nv, const struct pick *cu, char *out, size_t n)
+{
+	char dn[512], dc[512];
+
+	dir_of(nv->path, dn, sizeof(dn));
+	dir_of(cu->path, dc, sizeof(dc));
+	if (str_eq(dn, dc))
+		str_fmt(out, n, "libnvidia-ml %s and libcuda %s from %s",
+			nv->version[0] ? nv->version : "(no version in its name)",
+			cu->version[0] ? cu->version : "(no version in its name)", dn);
+	else
+		str_fmt(out, n, "libnvidia-ml %s from %s and libcuda %s from %s",
+			nv->version[0] ? nv->version : "(no version in its name)", dn,
+			cu->version[0] ? cu->version : "(no version in its name)", dc);
+}
+
 void check_libraries(const struct doctor_input *in, struct findings *out)
 {
-	(void)in;
-	(void)out;
+	const struct lib_facts *l = &in->facts.libs;
+	const char *kv_src, *kv = kernel_version(in, &kv_src);
+	struct pick nv, cu;
+	struct finding *f;
+	char what[1200];
+	size_t before = out->n, i;
+	bool compared = false, bad = false;
+
+	pick_lib(&nv, "libnvidia-ml.so.1", &l->libnvml, &in->sys.nvml_lib);
+	pick_lib(&cu, "libcuda.so.1", &l->libcuda, &in->sys.cuda_lib);
+	check_missing(in, out, &nv, "libraries.nvml_missing");
+	check_missing(in, out, &cu, "libraries.cuda_missing");
+	check_stub(in, out, &cu);
+	check_compat(in, out, &cu);
+	check_versions(in, out, &nv, &cu, &compared);
+	for (i = before; i < out->n; i++)
+		bad |= out->v[i].sev >= SEV_WARN;
+	if (bad || !nv.path[0] || !cu.path[0])
+		return;
+	describe(&nv, &cu, what, sizeof(what));
+	if (nv.wsl && cu.wsl) {
+		f = finding_add(out, "libraries.ok", SEV_OK, -1,
+				"%s: the Windows driver's libraries, as WSL2 expects", what);
+	} else if (!compared) {
+		f = finding_add(out, "libraries.not_compared", SEV_INFO, -1,
+				"%s found; the kernel module's version is unknown, so they were not "
+				"compared with it",
+				what);
+	} else {
+		f = finding_add(out, "libraries.ok", SEV_OK, -1, "%s match the kernel module",
+				what);
+		finding_evidence(f, "%s: %s", kv_src, kv);
+	}
+	finding_evidence(f, "libnvidia-ml.so.1: %s%s", nv.path,
+			 nv.from_probe ? " (loaded)" : " (first the loader finds)");
+	finding_evidence(f, "libcuda.so.1: %s%s", cu.path,
+			 cu.from_probe ? " (loaded)" : " (first the loader finds)");
+	if (l->ld_library_path[0])
+		finding_evidence(f, "LD_LIBRARY_PATH: %s", l->ld_library_path);
 }

@@ -206,6 +206,10 @@ struct toolkit_facts {
 	char nvcc_path[256];	/* first nvcc on PATH, resolved */
 	char nvcc_version[32];	/* the toolkit it belongs to */
 	char cuda_home[256];	/* CUDA_HOME or CUDA_PATH */
+	/* added by the doctor-userspace work: the toolkit CUDA_HOME names, so checks can compare
+	 * it with nvcc's and the framework's without reading files */
+	char cuda_home_real[256];    /* resolved; "" when it is not an existing folder */
+	char cuda_home_version[32];  /* its version, "" unknown */
 };
 
 /* ---- Python environments and frameworks (python.c) ---- */
@@ -233,6 +237,11 @@ struct python_env {
 	struct framework fw[FACTS_MAX_FW];
 	int nfw;
 	char nvidia_libdir[512]; /* site-packages/nvidia/.../lib with libcublasLt / libnccl */
+	/* added by the doctor-userspace work: libnccl sits in its own wheel folder
+	 * (nvidia/nccl/lib) in both the CUDA 12 and the CUDA 13 layouts, apart from libcublasLt
+	 * (nvidia/cublas/lib or nvidia/cu13/lib), so nvidia_libdir holds libcublasLt's folder
+	 * and this one libnccl's; "" when absent */
+	char nvidia_nccl_dir[512];
 };
 
 struct python_facts {

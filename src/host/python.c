@@ -1,8 +1,722 @@
-/* python.c: stub, filled in by the collector work (see facts.h). */
+/*
+ * python.c: Python environments and the GPU frameworks installed in them (PyTorch,
+ * TensorFlow, JAX), read from files without importing anything (catalog section 2b, lesson 7).
+ *
+ * Importing torch takes seconds and can crash on the very stack doctor is examining, so this
+ * reads what the build left behind: torch/version.py, the dist-info METADATA pins,
+ * tensorflow/python/platform/build_info.py, the jax CUDA plugin's package name, and the
+ * NVIDIA wheel folders under site-packages/nvidia. checks/framework.c judges the result
+ * against the driver and the GPUs (and holds PyTorch's per-variant arch lists, which no small
+ * file of the wheel states).
+ *
+ * Which environments: the python3 on PATH (a venv when pyvenv.cfg sits next to its bin/), the
+ * active $VIRTUAL_ENV and $CONDA_PREFIX, conda environments in the usual places, the user
+ * site and the system dist-packages. Work is bounded: listings are capped, only small text
+ * files are read, and only their first part.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/util.h"
 #include "facts.h"
+
+#define SMALL_FILE_MAX_BYTES (64u << 10) /* version.py, build_info.py, pyvenv.cfg */
+#define METADATA_MAX_BYTES (256u << 10)	 /* headers come first; the long description after */
+#define SITE_MAX_NAMES 20000		 /* a site-packages with more is not walked further */
+#define NVIDIA_MAX_DIRS 64
+#define CONDA_MAX_ENVS 32
+
+static const char *env_value(const char *fact, const char *name)
+{
+	/* platform.c fills the env facts; fall back to the host layer when it has not */
+	if (fact && fact[0])
+		return fact;
+	return host_getenv(name);
+}
+
+static void join(char *out, size_t n, const char *a, const char *b)
+{
+	str_fmt(out, n, "%s/%s", strcmp(a, "/") ? a : "", b);
+}
+
+static void parent_dir(char *path)
+{
+	char *slash = strrchr(path, '/');
+
+	if (slash && slash != path)
+		*slash = '\0';
+	else
+		str_copy(path, "/", 2);
+}
+
+static bool is_dir(const char *path)
+{
+	struct host_stat st;
+
+	return host_stat(path, &st) == 0 && st.type == 'd';
+}
+
+/*
+ * The value assigned to key in Python source: `key = 'v'`, `key: Optional[str] = 'v'` and
+ * the dict form `'key': 'v'`. Returns 1 with the string (or True/False, or a list's insides)
+ * in out, 0 for None, -1 when the key is not assigned.
+ */
+static int py_value(const char *text, const char *key, char *out, size_t n)
+{
+	size_t klen = strlen(key);
+	const char *p = text;
+
+	out[0] = '\0';
+	while ((p = strstr(p, key)) != NULL) {
+		const char *q = p + klen;
+		char before = p == text ? '\n' : p[-1];
+		const char *end;
+		char quote;
+
+		p = q;
+		if (isalnum((unsigned char)before) || before == '_' || before == '.')
+			continue;
+		if (*q == '\'' || *q == '"')
+			q++; /* the closing quote of a dict key */
+		if (isalnum((unsigned char)*q) || *q == '_')
+			continue; /* a longer name: cuda_version_number when looking for cuda_version */
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (*q == ':') {
+			q++;
+			while (*q == ' ' || *q == '\t')
+				q++;
+			/* an annotation (cuda: Optional[str] = ...) rather than a dict value */
+			if (*q != '\'' && *q != '"' && *q != '[' && !str_starts(q, "None") &&
+			    !str_starts(q, "True") && !str_starts(q, "False")) {
+				while (*q && *q != '=' && *q != '\n')
+					q++;
+				if (*q != '=')
+					continue;
+				q++;
+			}
+		} else if (*q == '=' && q[1] != '=') {
+			q++;
+		} else {
+			continue;
+		}
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (str_starts(q, "None"))
+			return 0;
+		if (str_starts(q, "True") || str_starts(q, "False")) {
+			str_copy(out, *q == 'T' ? "True" : "False", n);
+			return 1;
+		}
+		if (*q == '[') {
+			end = strchr(q, ']');
+			if (!end)
+				continue;
+			q++;
+		} else if (*q == '\'' || *q == '"') {
+			quote = *q++;
+			end = strchr(q, quote);
+			if (!end)
+				continue;
+		} else {
+			continue;
+		}
+		str_copy(out, q, n < (size_t)(end - q) + 1 ? n : (size_t)(end - q) + 1);
+		return 1;
+	}
+	return -1;
+}
+
+/* "name-1.2.3.dist-info" for project name (a dash and a digit after it); NULL when absent. */
+static const char *find_dist_info(char **names, size_t n, const char *project)
+{
+	size_t plen = strlen(project), i;
+
+	for (i = 0; i < n; i++)
+		if (strncmp(names[i], project, plen) == 0 && names[i][plen] == '-' &&
+		    isdigit((unsigned char)names[i][plen + 1]) && str_ends(names[i], ".dist-info"))
+			return names[i];
+	return NULL;
+}
+
+/* The version in a dist-info folder name: "torch-2.11.0.dist-info" -> "2.11.0". */
+static void dist_info_version(const char *dist, char *out, size_t n)
+{
+	const char *dash = strchr(dist, '-');
+	size_t len;
+
+	out[0] = '\0';
+	if (!dash)
+		return;
+	dash++;
+	len = strlen(dash) - strlen(".dist-info");
+	str_copy(out, dash, n < len + 1 ? n : len + 1);
+}
+
+static bool has_name(char **names, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return true;
+	return false;
+}
+
+static struct framework *add_fw(struct python_env *e, enum fw_kind kind, const char *path)
+{
+	struct framework *f;
+
+	if (e->nfw >= FACTS_MAX_FW)
+		return NULL;
+	f = &e->fw[e->nfw++];
+	memset(f, 0, sizeof(*f));
+	f->kind = kind;
+	str_copy(f->path, path, sizeof(f->path));
+	return f;
+}
+
+/* "Requires-Dist: nvidia-cudnn-cu12==9.5.1.17; platform_system == ..." -> "9.5.1.17" */
+static void cudnn_pin_from_metadata(const char *site, const char *dist, char *out, size_t n)
+{
+	char path[1024];
+	char *text, *line, *save = NULL;
+	int rc = 0;
+
+	out[0] = '\0';
+	str_fmt(path, sizeof(path), "%s/%s/METADATA", site, dist);
+	text = host_read(path, METADATA_MAX_BYTES, NULL, &rc);
+	if (!text)
+		return;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *p, *v;
+		size_t len = 0;
+
+		if (line[0] == '\0' || line[0] == '\r')
+			break; /* the end of the headers */
+		if (!str_starts(line, "Requires-Dist:"))
+			continue;
+		p = line + 14;
+		while (*p == ' ')
+			p++;
+		if (!str_starts(p, "nvidia-cudnn-cu") || !(v = strstr(p, "==")))
+			continue;
+		v += 2;
+		while (isdigit((unsigned char)v[len]) || v[len] == '.')
+			len++;
+		str_copy(out, v, n < len + 1 ? n : len + 1);
+		break;
+	}
+	free(text);
+}
+
+/* "2.5.1+cu124" -> "12.4"; "" when the tag is not a CUDA one */
+static void cuda_from_tag(const char *version, char *out, size_t n)
+{
+	const char *tag = strstr(version, "+cu");
+	size_t len = 0;
+
+	out[0] = '\0';
+	if (!tag)
+		return;
+	tag += 3;
+	while (isdigit((unsigned char)tag[len]))
+		len++;
+	if (len < 3)
+		return;
+	/* the last digit is the minor: cu118 = 11.8, cu130 = 13.0 */
+	str_fmt(out, n, "%.*s.%c", (int)(len - 1), tag, tag[len - 1]);
+}
+
+static void scan_torch(struct python_env *e, char **names, size_t n)
+{
+	char dir[1024], path[1024], val[64];
+	const char *dist = find_dist_info(names, n, "torch");
+	struct framework *f;
+	char *text;
+	int rc = 0;
+
+	join(dir, sizeof(dir), e->site, "torch");
+	f = add_fw(e, FW_TORCH, dir);
+	if (!f)
+		return;
+	join(path, sizeof(path), dir, "version.py");
+	text = host_read(path, SMALL_FILE_MAX_BYTES, NULL, &rc);
+	if (text) {
+		/* version.py keeps the local tag (+cu130, +cpu) that dist-info names may lose */
+		if (py_value(text, "__version__", val, sizeof(val)) == 1)
+			str_copy(f->version, val, sizeof(f->version));
+		if (py_value(text, "cuda", val, sizeof(val)) == 1)
+			str_copy(f->cuda, val, sizeof(f->cuda));
+		f->rocm = py_value(text, "hip", val, sizeof(val)) == 1 && val[0];
+		free(text);
+	} else {
+		char cuda_lib[1024];
+
+		if (dist)
+			dist_info_version(dist, f->version, sizeof(f->version));
+		join(cuda_lib, sizeof(cuda_lib), dir, "lib/libtorch_cuda.so");
+		if (host_exists(cuda_lib))
+			cuda_from_tag(f->version, f->cuda, sizeof(f->cuda));
+	}
+	if (!f->version[0] && dist)
+		dist_info_version(dist, f->version, sizeof(f->version));
+	f->cpu_only = !f->cuda[0] && !f->rocm;
+	if (dist)
+		cudnn_pin_from_metadata(e->site, dist, f->cudnn_pin, sizeof(f->cudnn_pin));
+	/* archs stays "": no small file states them. The cubins are in the ~1 GB
+	 * libtorch_cuda.so, which host_read cannot read in part; checks/framework.c maps the
+	 * build's CUDA version to PyTorch's release arch lists instead. */
+}
+
+/* ['sm_60', 'sm_70', 'compute_90'] (or old ['3.5', '7.0']) -> "sm_60 sm_70 compute_90" */
+static void tf_archs(const char *list, char *out, size_t n)
+{
+	const char *p = list;
+
+	out[0] = '\0';
+	while (*p) {
+		char tok[32];
+		size_t len = 0;
+
+		while (*p && !isalnum((unsigned char)*p))
+			p++;
+		while (p[len] && (isalnum((unsigned char)p[len]) || p[len] == '_' || p[len] == '.'))
+			len++;
+		if (!len)
+			break;
+		str_copy(tok, p, sizeof(tok) < len + 1 ? sizeof(tok) : len + 1);
+		p += len;
+		if (isdigit((unsigned char)tok[0]) && strchr(tok, '.')) {
+			char *dot = strchr(tok, '.');
+			char sm[32];
+
+			*dot = '\0';
+			str_fmt(sm, sizeof(sm), "sm_%s%s", tok, dot + 1);
+			str_copy(tok, sm, sizeof(tok));
+		}
+		if (out[0])
+			str_append(out, " ", n);
+		str_append(out, tok, n);
+	}
+}
+
+static void scan_tensorflow(struct python_env *e, char **names, size_t n)
+{
+	static const char *const projects[] = {"tensorflow", "tensorflow_gpu", "tensorflow_cpu",
+					       "tf_nightly"};
+	char dir[1024], path[1024], val[256];
+	struct framework *f;
+	const char *dist = NULL;
+	char *text;
+	int rc = 0;
+	size_t i;
+
+	join(dir, sizeof(dir), e->site, "tensorflow");
+	f = add_fw(e, FW_TENSORFLOW, dir);
+	if (!f)
+		return;
+	for (i = 0; i < ARRAY_SIZE(projects) && !dist; i++)
+		dist = find_dist_info(names, n, projects[i]);
+	if (dist)
+		dist_info_version(dist, f->version, sizeof(f->version));
+	join(path, sizeof(path), dir, "python/platform/build_info.py");
+	text = host_read(path, SMALL_FILE_MAX_BYTES, NULL, &rc);
+	if (!text) {
+		f->cpu_only = false; /* unknown: no build info to say either way */
+		return;
+	}
+	if (py_value(text, "cuda_version", val, sizeof(val)) == 1 ||
+	    py_value(text, "cuda_version_number", val, sizeof(val)) == 1)
+		str_copy(f->cuda, val, sizeof(f->cuda));
+	if (py_value(text, "cudnn_version", val, sizeof(val)) == 1 ||
+	    py_value(text, "cudnn_version_number", val, sizeof(val)) == 1)
+		str_copy(f->cudnn_pin, val, sizeof(f->cudnn_pin));
+	if (py_value(text, "cuda_compute_capabilities", val, sizeof(val)) == 1)
+		tf_archs(val, f->archs, sizeof(f->archs));
+	f->rocm = py_value(text, "is_rocm_build", val, sizeof(val)) == 1 && str_eq(val, "True");
+	if (py_value(text, "is_cuda_build", val, sizeof(val)) == 1 && str_eq(val, "False"))
+		f->cuda[0] = '\0';
+	f->cpu_only = !f->cuda[0] && !f->rocm;
+	free(text);
+}
+
+static void scan_jax(struct python_env *e, char **names, size_t n)
+{
+	static const struct {
+		const char *project;
+		const char *cuda;
+	} plugins[] = {{"jax_cuda13_plugin", "13"}, {"jax_cuda12_plugin", "12"}};
+	char dir[1024];
+	struct framework *f;
+	const char *dist;
+	size_t i;
+
+	join(dir, sizeof(dir), e->site, "jax");
+	f = add_fw(e, FW_JAX, dir);
+	if (!f)
+		return;
+	dist = find_dist_info(names, n, "jax");
+	if (dist)
+		dist_info_version(dist, f->version, sizeof(f->version));
+	/* the plugin package name carries the CUDA major it was built for */
+	for (i = 0; i < ARRAY_SIZE(plugins) && !f->cuda[0]; i++) {
+		dist = find_dist_info(names, n, plugins[i].project);
+		if (dist) {
+			str_copy(f->cuda, plugins[i].cuda, sizeof(f->cuda));
+			if (!f->version[0])
+				dist_info_version(dist, f->version, sizeof(f->version));
+		}
+	}
+	/* jaxlib before the plugins: jaxlib-0.4.20+cuda12.cudnn89 */
+	dist = find_dist_info(names, n, "jaxlib");
+	if (!f->cuda[0] && dist) {
+		const char *tag = strstr(dist, "+cuda");
+
+		if (tag && isdigit((unsigned char)tag[5]))
+			str_fmt(f->cuda, sizeof(f->cuda), "%.*s", isdigit((unsigned char)tag[6]) ? 2 : 1,
+				tag + 5);
+	}
+	f->cpu_only = !f->cuda[0];
+}
+
+/* site-packages/nvidia/<component>/lib: where the wheels put libcublasLt and libnccl. */
+static void scan_nvidia_wheels(struct python_env *e)
+{
+	char top[1024];
+	char **subs;
+	size_t nsubs, i;
+
+	join(top, sizeof(top), e->site, "nvidia");
+	if (host_list(top, &subs, &nsubs) != 0)
+		return;
+	for (i = 0; i < nsubs && i < NVIDIA_MAX_DIRS; i++) {
+		char lib[1024];
+		char **libs;
+		size_t nlibs, j;
+
+		str_fmt(lib, sizeof(lib), "%s/%s/lib", top, subs[i]);
+		if (host_list(lib, &libs, &nlibs) != 0)
+			continue;
+		for (j = 0; j < nlibs; j++) {
+			if (!e->nvidia_libdir[0] && str_starts(libs[j], "libcublasLt.so"))
+				str_copy(e->nvidia_libdir, lib, sizeof(e->nvidia_libdir));
+			if (!e->nvidia_nccl_dir[0] && str_starts(libs[j], "libnccl.so"))
+				str_copy(e->nvidia_nccl_dir, lib, sizeof(e->nvidia_nccl_dir));
+		}
+		host_list_free(libs, nlibs);
+	}
+	host_list_free(subs, nsubs);
+}
+
+static void scan_site(struct python_env *e)
+{
+	char **names;
+	size_t total, n;
+
+	if (host_list(e->site, &names, &total) != 0)
+		return;
+	n = total < SITE_MAX_NAMES ? total : SITE_MAX_NAMES;
+	if (has_name(names, n, "torch"))
+		scan_torch(e, names, n);
+	if (has_name(names, n, "tensorflow"))
+		scan_tensorflow(e, names, n);
+	if (has_name(names, n, "jax"))
+		scan_jax(e, names, n);
+	if (has_name(names, n, "nvidia"))
+		scan_nvidia_wheels(e);
+	host_list_free(names, total);
+}
+
+/* ---- environments ------------------------------------------------------------------------ */
+
+/* "python3.12" -> 312 for ordering; 0 when not a python3.N name */
+static int py_dir_rank(const char *name)
+{
+	uint64_t minor;
+
+	if (!str_starts(name, "python3.") || parse_u64(name + 8, &minor) != 0 || minor > 99)
+		return 0;
+	return 300 + (int)minor;
+}
+
+/* <dir>/python3.N/<leaf> for the newest N that has it (the one matching want, if given). */
+static bool find_versioned(const char *dir, const char *leaf, const char *want, char *out,
+			   size_t n)
+{
+	char **names;
+	size_t count, i;
+	int best = 0;
+
+	out[0] = '\0';
+	if (host_list(dir, &names, &count) != 0)
+		return false;
+	for (i = 0; i < count; i++) {
+		char path[1024];
+		int rank = py_dir_rank(names[i]);
+
+		if (!rank)
+			continue;
+		if (want && want[0] && !str_eq(names[i] + 6, want))
+			continue;
+		str_fmt(path, sizeof(path), "%s/%s/%s", dir, names[i], leaf);
+		if (rank > best && is_dir(path)) {
+			best = rank;
+			str_copy(out, path, n);
+		}
+	}
+	host_list_free(names, count);
+	return best > 0;
+}
+
+/* "3.12" from a site path ".../lib/python3.12/site-packages" */
+static void version_from_site(const char *site, char *out, size_t n)
+{
+	const char *p = strstr(site, "/python3.");
+	size_t len = 0;
+
+	if (!p)
+		return;
+	p += 7;
+	while (isdigit((unsigned char)p[len]) || p[len] == '.')
+		len++;
+	str_copy(out, p, n < len + 1 ? n : len + 1);
+}
+
+/* pyvenv.cfg: "version_info = 3.12.3" (uv) or "version = 3.12.3" (venv) */
+static void version_from_pyvenv(const char *prefix, char *out, size_t n)
+{
+	char path[1024];
+	char *text;
+	int rc = 0;
+	const char *keys[] = {"version_info", "version"};
+	size_t i;
+
+	join(path, sizeof(path), prefix, "pyvenv.cfg");
+	text = host_read(path, SMALL_FILE_MAX_BYTES, NULL, &rc);
+	if (!text)
+		return;
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
+		char *line, *save = NULL;
+		char *copy = xstrdup(text);
+
+		for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			char *eq = strchr(line, '=');
+
+			if (!eq)
+				continue;
+			*eq = '\0';
+			if (str_eq(str_trim(line), keys[i])) {
+				str_copy(out, str_trim(eq + 1), n);
+				break;
+			}
+		}
+		free(copy);
+		if (out[0])
+			break;
+	}
+	free(text);
+}
+
+/* Add (or merge into) the environment whose site folder is site. */
+static struct python_env *add_env(struct python_facts *py, const char *prefix, const char *kind,
+				  const char *site, bool active, bool on_path)
+{
+	char real[512];
+	struct python_env *e;
+	int i;
+
+	if (host_realpath(site, real, sizeof(real)) != 0 || !is_dir(real))
+		return NULL;
+	for (i = 0; i < py->n; i++) {
+		if (str_eq(py->v[i].site, real)) {
+			py->v[i].active |= active;
+			py->v[i].on_path |= on_path;
+			return &py->v[i];
+		}
+	}
+	if (py->n >= FACTS_MAX_ENVS)
+		return NULL;
+	e = &py->v[py->n++];
+	memset(e, 0, sizeof(*e));
+	str_copy(e->prefix, prefix, sizeof(e->prefix));
+	str_copy(e->kind, kind, sizeof(e->kind));
+	str_copy(e->site, real, sizeof(e->site));
+	e->active = active;
+	e->on_path = on_path;
+	version_from_pyvenv(prefix, e->py_version, sizeof(e->py_version));
+	if (!e->py_version[0])
+		version_from_site(real, e->py_version, sizeof(e->py_version));
+	return e;
+}
+
+/* An environment by its prefix: <prefix>/lib/python3.N/site-packages. */
+static void add_prefix(struct python_facts *py, const char *prefix, const char *kind, bool active,
+		       bool on_path)
+{
+	char lib[1024], site[1024];
+
+	join(lib, sizeof(lib), prefix, "lib");
+	if (find_versioned(lib, "site-packages", NULL, site, sizeof(site)))
+		add_env(py, prefix, kind, site, active, on_path);
+}
+
+static const char *prefix_kind(const char *prefix)
+{
+	char path[1024];
+
+	join(path, sizeof(path), prefix, "pyvenv.cfg");
+	if (host_exists(path))
+		return "venv";
+	join(path, sizeof(path), prefix, "conda-meta");
+	if (host_exists(path))
+		return "conda";
+	return "system";
+}
+
+/* The system's own folders; on_path when the python3 on PATH is the system one. */
+static void add_system(struct python_facts *py, bool on_path, const char *pyver)
+{
+	static const struct {
+		const char *prefix, *dir, *leaf;
+	} sys[] = {
+		{"/usr/local", "/usr/local/lib", "dist-packages"},
+		{"/usr/local", "/usr/local/lib", "site-packages"},
+		{"/usr", "/usr/lib", "site-packages"},
+		{"/usr", "/usr/lib64", "site-packages"},
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(sys); i++) {
+		char site[1024];
+
+		if (find_versioned(sys[i].dir, sys[i].leaf, pyver, site, sizeof(site)))
+			add_env(py, sys[i].prefix, "system", site, false, on_path);
+	}
+	/* Debian and Ubuntu: apt's python3-* packages */
+	add_env(py, "/usr", "system", "/usr/lib/python3/dist-packages", false, on_path);
+}
+
+/* The python3 a shell would run, and the environment it belongs to. */
+static void add_on_path(struct python_facts *py, const char *path_var, char *kind_out,
+			size_t kn, char *ver_out, size_t vn)
+{
+	char copy[4096];
+	char *tok, *save = NULL;
+
+	kind_out[0] = ver_out[0] = '\0';
+	if (!path_var)
+		return;
+	str_copy(copy, path_var, sizeof(copy));
+	for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+		char exe[1024], real[512], prefix[512];
+		struct host_stat st;
+		const char *base;
+		struct python_env *e;
+
+		if (tok[0] != '/')
+			continue;
+		join(exe, sizeof(exe), tok, "python3");
+		if (host_stat(exe, &st) != 0 || st.type != 'f' || !(st.mode & 0111))
+			continue;
+		/* a venv is recognised before resolving: its python3 links to the base one */
+		str_copy(prefix, tok, sizeof(prefix));
+		parent_dir(prefix);
+		if (!str_eq(prefix_kind(prefix), "venv")) {
+			if (host_realpath(exe, real, sizeof(real)) != 0)
+				return;
+			base = strrchr(real, '/');
+			if (base && str_starts(base + 1, "python3."))
+				str_copy(ver_out, base + 7, vn);
+			str_copy(prefix, real, sizeof(prefix));
+			parent_dir(prefix);
+			parent_dir(prefix);
+		}
+		str_copy(kind_out, prefix_kind(prefix), kn);
+		if (str_eq(kind_out, "system") &&
+		    (str_eq(prefix, "/usr") || str_eq(prefix, "/usr/local") || str_eq(prefix, "/"))) {
+			add_system(py, true, ver_out);
+			return;
+		}
+		{
+			char lib[1024], site[1024];
+
+			join(lib, sizeof(lib), prefix, "lib");
+			if (find_versioned(lib, "site-packages", NULL, site, sizeof(site)) &&
+			    (e = add_env(py, prefix, kind_out, site, false, true)) != NULL &&
+			    !ver_out[0])
+				str_copy(ver_out, e->py_version, vn);
+		}
+		return;
+	}
+}
+
+/* conda environments under root/envs, and root itself (the base environment) */
+static void add_conda_root(struct python_facts *py, const char *root)
+{
+	char envs[1024];
+	char **names;
+	size_t n, i;
+
+	if (!is_dir(root))
+		return;
+	add_prefix(py, root, "conda", false, false);
+	join(envs, sizeof(envs), root, "envs");
+	if (host_list(envs, &names, &n) != 0)
+		return;
+	for (i = 0; i < n && i < CONDA_MAX_ENVS; i++) {
+		char prefix[1024];
+
+		join(prefix, sizeof(prefix), envs, names[i]);
+		add_prefix(py, prefix, "conda", false, false);
+	}
+	host_list_free(names, n);
+}
 
 void python_collect(struct python_facts *py, const struct env_facts *env)
 {
-	(void)py;
-	(void)env;
+	static const char *const home_conda[] = {"miniconda3", "anaconda3", "miniforge3",
+						 "mambaforge"};
+	const char *path = env_value(env ? env->path : NULL, "PATH");
+	const char *venv = env_value(env ? env->virtual_env : NULL, "VIRTUAL_ENV");
+	const char *conda = env_value(env ? env->conda_prefix : NULL, "CONDA_PREFIX");
+	const char *home = env_value(env ? env->home : NULL, "HOME");
+	char kind[16], pyver[16];
+	size_t i;
+	int k;
+
+	memset(py, 0, sizeof(*py));
+	/* most relevant first: the list is capped at FACTS_MAX_ENVS */
+	add_on_path(py, path, kind, sizeof(kind), pyver, sizeof(pyver));
+	if (venv && venv[0] == '/')
+		add_prefix(py, venv, str_eq(prefix_kind(venv), "conda") ? "conda" : "venv", true,
+			   false);
+	if (conda && conda[0] == '/')
+		add_prefix(py, conda, "conda", true, false);
+	if (home && home[0] == '/') {
+		char dir[1024], site[1024];
+
+		for (i = 0; i < ARRAY_SIZE(home_conda); i++) {
+			join(dir, sizeof(dir), home, home_conda[i]);
+			add_conda_root(py, dir);
+		}
+		/* the user site is used by a system python of the same version */
+		join(dir, sizeof(dir), home, ".local/lib");
+		if (find_versioned(dir, "site-packages", pyver, site, sizeof(site)) ||
+		    find_versioned(dir, "site-packages", NULL, site, sizeof(site))) {
+			char prefix[1024];
+			char ver[16] = "";
+
+			join(prefix, sizeof(prefix), home, ".local");
+			version_from_site(site, ver, sizeof(ver));
+			add_env(py, prefix, "user", site, false,
+				str_eq(kind, "system") && pyver[0] && str_eq(pyver, ver));
+		}
+	}
+	add_conda_root(py, "/opt/conda");
+	add_system(py, false, NULL);
+	for (k = 0; k < py->n; k++)
+		scan_site(&py->v[k]);
 }

@@ -3,6 +3,7 @@
  *
  *   char *root = fr_new();                      a fresh temporary folder
  *   fr_file(root, "/proc/modules", "nvidia 1 0 - Live 0x0 (O)\n");
+ *   fr_exec(root, "/usr/bin/python3.12");        an executable file
  *   fr_link(root, "/sys/bus/pci/devices/0000:01:00.0", "../../../devices/pci0000:00/0000:01:00.0");
  *   fr_facts(root, "env CUDA_VISIBLE_DEVICES=0\n");  lines of .gpuvet/facts (docs/scenarios.md)
  *   fr_use(root);                               point the host layer at it
@@ -79,6 +80,16 @@ static __attribute__((unused)) void fr_file(const char *root, const char *path, 
 	}
 	fputs(content, f);
 	fclose(f);
+}
+
+/* An executable file (mode 0755): a python3 or nvcc that PATH lookups accept. */
+static __attribute__((unused)) void fr_exec(const char *root, const char *path)
+{
+	char full[4096];
+
+	fr_file(root, path, "ELF");
+	snprintf(full, sizeof(full), "%s%s", root, path);
+	chmod(full, 0755);
 }
 
 static __attribute__((unused)) void fr_bytes(const char *root, const char *path, const void *data, size_t n)

@@ -1,0 +1,1301 @@
+/*
+ * test_checks_userspace.c: the libraries, toolkit, framework and env checks, fed a struct
+ * doctor_input built by hand: one test per catalog row they detect (7, 12-21) with the
+ * negative cases next to it, and the H200 machine, which must come out clean.
+ *
+ * The baseline is the H200 pair: driver 580.159.04 (CUDA 13.0) in a container, libraries
+ * from /usr/local/nvidia/lib64, toolkit 13.0, torch 2.11.0+cu130 and jax with the CUDA 13
+ * plugin in /opt/torch/.venv, two sm_90 GPUs. Each test breaks one thing.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+
+#include "checks/doctor.h"
+#include "fakeroot.h"
+#include "ldcache_gen.h"
+#include "test.h"
+#include "util/util.h"
+
+#define VENV_SITE "/opt/torch/.venv/lib/python3.12/site-packages"
+
+static struct gpu gpus[4];
+
+static void text_set(struct text *t, const char *s)
+{
+	str_copy(t->s, s, sizeof(t->s));
+	t->st = VAL_OK;
+}
+
+static void cand(struct lib_list *l, const char *name, const char *path, const char *real,
+		 const char *version, enum lib_source src)
+{
+	struct lib_candidate *c = &l->v[l->n++];
+
+	memset(c, 0, sizeof(*c));
+	str_copy(c->name, name, sizeof(c->name));
+	str_copy(c->path, path, sizeof(c->path));
+	str_copy(c->real, real, sizeof(c->real));
+	str_copy(c->version, version, sizeof(c->version));
+	c->src = src;
+	c->stub = strstr(path, "/stubs/") != NULL;
+	c->compat = strstr(path, "/compat/") != NULL;
+	c->wsl = str_starts(path, "/usr/lib/wsl/");
+	c->size = c->stub ? 65536 : 40000000;
+}
+
+static void set_gpus(struct gpu_system *sys, int n, int cc_major, int cc_minor, const char *name)
+{
+	int i;
+
+	memset(gpus, 0, sizeof(gpus));
+	for (i = 0; i < n; i++) {
+		char uuid[64];
+
+		gpus[i].index = (unsigned)i;
+		text_set(&gpus[i].st.name, name);
+		snprintf(uuid, sizeof(uuid), "GPU-1d0c5a7e-000%d-4c2b-9f1e-%012d", i, i);
+		text_set(&gpus[i].st.uuid, uuid);
+		num_set(&gpus[i].st.cc_major, cc_major);
+		num_set(&gpus[i].st.cc_minor, cc_minor);
+	}
+	sys->gpus = gpus;
+	sys->ngpus = (unsigned)n;
+	num_set(&sys->count, n);
+}
+
+static struct framework *add_fw(struct python_env *e, enum fw_kind kind, const char *version,
+				const char *cuda, const char *cudnn)
+{
+	struct framework *f = &e->fw[e->nfw++];
+
+	memset(f, 0, sizeof(*f));
+	f->kind = kind;
+	str_copy(f->version, version, sizeof(f->version));
+	str_copy(f->cuda, cuda, sizeof(f->cuda));
+	str_copy(f->cudnn_pin, cudnn, sizeof(f->cudnn_pin));
+	f->cpu_only = !cuda[0];
+	str_fmt(f->path, sizeof(f->path), "%s/%s", e->site,
+		kind == FW_TORCH ? "torch" : kind == FW_JAX ? "jax" : "tensorflow");
+	return f;
+}
+
+/* The H200 machine as the collectors and the probe see it. */
+static struct doctor_input *h200(void)
+{
+	struct doctor_input *in = xcalloc(1, sizeof(*in));
+	struct host_facts *h = &in->facts;
+	struct gpu_system *sys = &in->sys;
+	struct python_env *e;
+
+	str_copy(h->module.version, "580.159.04", sizeof(h->module.version));
+	h->platform.container = true;
+	str_copy(h->platform.container_kind, "docker", sizeof(h->platform.container_kind));
+	h->platform.pkg = PKG_APT;
+	h->env.nvidia_visible_set = true;
+	str_copy(h->env.nvidia_visible_devices, "0,1", sizeof(h->env.nvidia_visible_devices));
+
+	h->libs.ldcache_read = true;
+	str_copy(h->libs.ld_library_path, "/usr/local/nvidia/lib64:/usr/local/nvidia/lib",
+		 sizeof(h->libs.ld_library_path));
+	cand(&h->libs.libcuda, "libcuda.so.1", "/usr/local/nvidia/lib64/libcuda.so.1",
+	     "/usr/local/nvidia/lib64/libcuda.so.580.159.04", "580.159.04", LIBSRC_LD_LIBRARY_PATH);
+	cand(&h->libs.libcuda, "libcuda.so.1", "/lib/libcuda.so.1", "/lib/libcuda.so.580.159.04",
+	     "580.159.04", LIBSRC_LDCACHE);
+	cand(&h->libs.libnvml, "libnvidia-ml.so.1", "/usr/local/nvidia/lib64/libnvidia-ml.so.1",
+	     "/usr/local/nvidia/lib64/libnvidia-ml.so.580.159.04", "580.159.04",
+	     LIBSRC_LD_LIBRARY_PATH);
+	cand(&h->libs.libcudart, "libcudart.so.13",
+	     "/usr/local/cuda/targets/x86_64-linux/lib/libcudart.so.13",
+	     "/usr/local/cuda-13.0/targets/x86_64-linux/lib/libcudart.so.13.0.96", "13.0.96",
+	     LIBSRC_LDCACHE);
+	cand(&h->libs.libcudnn, "libcudnn.so.9", "/lib/x86_64-linux-gnu/libcudnn.so.9",
+	     "/usr/lib/x86_64-linux-gnu/libcudnn.so.9.14.0", "9.14.0", LIBSRC_LDCACHE);
+
+	str_copy(h->toolkit.v[0].path, "/usr/local/cuda-13.0", sizeof(h->toolkit.v[0].path));
+	str_copy(h->toolkit.v[0].version, "13.0", sizeof(h->toolkit.v[0].version));
+	h->toolkit.v[0].is_default = true;
+	h->toolkit.n = 1;
+	str_copy(h->toolkit.nvcc_path, "/usr/local/cuda-13.0/bin/nvcc", sizeof(h->toolkit.nvcc_path));
+	str_copy(h->toolkit.nvcc_version, "13.0", sizeof(h->toolkit.nvcc_version));
+	str_copy(h->toolkit.cuda_home, "/usr/local/cuda", sizeof(h->toolkit.cuda_home));
+	str_copy(h->toolkit.cuda_home_real, "/usr/local/cuda-13.0", sizeof(h->toolkit.cuda_home_real));
+	str_copy(h->toolkit.cuda_home_version, "13.0", sizeof(h->toolkit.cuda_home_version));
+
+	e = &h->python.v[h->python.n++];
+	str_copy(e->prefix, "/opt/torch/.venv", sizeof(e->prefix));
+	str_copy(e->kind, "venv", sizeof(e->kind));
+	str_copy(e->site, VENV_SITE, sizeof(e->site));
+	e->on_path = true;
+	add_fw(e, FW_TORCH, "2.11.0+cu130", "13.0", "9.19.0.56");
+	add_fw(e, FW_JAX, "0.11.2", "13", "");
+	str_copy(e->nvidia_libdir, VENV_SITE "/nvidia/cu13/lib", sizeof(e->nvidia_libdir));
+	e = &h->python.v[h->python.n++];
+	str_copy(e->prefix, "/usr", sizeof(e->prefix));
+	str_copy(e->kind, "system", sizeof(e->kind));
+	str_copy(e->site, "/usr/lib/python3/dist-packages", sizeof(e->site));
+
+	sys->nvml_lib.attempted = sys->nvml_lib.loaded = true;
+	str_copy(sys->nvml_lib.path, "/usr/local/nvidia/lib64/libnvidia-ml.so.580.159.04",
+		 sizeof(sys->nvml_lib.path));
+	str_copy(sys->nvml_lib.version, "580.159.04", sizeof(sys->nvml_lib.version));
+	num_set(&sys->nvml_init, 0);
+	text_set(&sys->driver_version, "580.159.04");
+	num_set(&sys->cuda_driver_version, 13000);
+	set_gpus(sys, 2, 9, 0, "NVIDIA H200");
+	sys->cuda_lib.attempted = sys->cuda_lib.loaded = true;
+	str_copy(sys->cuda_lib.path, "/usr/local/nvidia/lib64/libcuda.so.580.159.04",
+		 sizeof(sys->cuda_lib.path));
+	str_copy(sys->cuda_lib.version, "580.159.04", sizeof(sys->cuda_lib.version));
+	num_set(&sys->cuda_version, 13000);
+	num_set(&sys->cuda_init, 0);
+	num_set(&sys->cuda_count, 2);
+	return in;
+}
+
+static void run(const struct doctor_input *in, struct findings *fs, check_fn fn)
+{
+	memset(fs, 0, sizeof(*fs));
+	fn(in, fs);
+}
+
+static const struct finding *find(const struct findings *fs, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < fs->n; i++)
+		if (str_eq(fs->v[i].def->id, id))
+			return &fs->v[i];
+	return NULL;
+}
+
+static int count_id(const struct findings *fs, const char *id)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < fs->n; i++)
+		n += str_eq(fs->v[i].def->id, id);
+	return n;
+}
+
+static bool evidence_has(const struct finding *f, const char *text)
+{
+	int i;
+
+	for (i = 0; f && i < f->nevidence; i++)
+		if (strstr(f->evidence[i], text))
+			return true;
+	return false;
+}
+
+static bool fix_has(const struct finding *f, const char *text)
+{
+	return f && f->fix && strstr(f->fix, text);
+}
+
+static bool summary_has(const struct finding *f, const char *text)
+{
+	return f && strstr(f->summary, text);
+}
+
+/* A warning or failure must say what was seen and what to do. */
+static bool complete(const struct finding *f)
+{
+	return f && f->nevidence > 0 && f->fix && f->fix[0];
+}
+
+/* ---- the H200 machine ---------------------------------------------------------------- */
+
+static void h200_is_clean(void)
+{
+	struct doctor_input *in = h200();
+	struct findings fs;
+	const struct finding *f;
+
+	run(in, &fs, check_libraries);
+	CHECK(findings_worst(&fs) == SEV_OK);
+	f = find(&fs, "libraries.ok");
+	CHECK_STR(f ? f->summary : NULL, "libnvidia-ml 580.159.04 and libcuda 580.159.04 from "
+					 "/usr/local/nvidia/lib64 match the kernel module");
+	CHECK(evidence_has(f, "/proc/driver/nvidia/version: 580.159.04"));
+	findings_free(&fs);
+
+	run(in, &fs, check_toolkit);
+	CHECK(findings_worst(&fs) == SEV_OK);
+	f = find(&fs, "toolkit.ok");
+	CHECK_STR(f ? f->summary : NULL, "CUDA toolkit 13.0 at /usr/local/cuda-13.0 (nvcc on PATH); "
+					 "the driver supports CUDA up to 13.0");
+	findings_free(&fs);
+
+	run(in, &fs, check_framework);
+	CHECK(findings_worst(&fs) == SEV_OK);
+	CHECK(fs.n == 1);
+	f = find(&fs, "framework.ok");
+	CHECK_STR(f ? f->summary : NULL,
+		  "torch 2.11.0+cu130 (CUDA 13.0, sm_75-sm_120) in /opt/torch/.venv; jax 0.11.2 "
+		  "(CUDA 13) in /opt/torch/.venv: run on this driver and these GPUs");
+	CHECK(evidence_has(f, "cuDriverGetVersion: 13000 (the driver supports CUDA up to 13.0)"));
+	findings_free(&fs);
+
+	run(in, &fs, check_env);
+	CHECK(findings_worst(&fs) == SEV_OK);
+	f = find(&fs, "env.ok");
+	CHECK(summary_has(f, "CUDA_VISIBLE_DEVICES unset"));
+	CHECK(evidence_has(f, "NVIDIA_VISIBLE_DEVICES='0,1'"));
+	findings_free(&fs);
+	free(in);
+}
+
+/* ---- libraries: rows 7, 12, 13, 14 -------------------------------------------------- */
+
+static void row12_nvml_missing(void)
+{
+	struct doctor_input *in = h200();
+	struct findings fs;
+	const struct finding *f;
+
+	in->facts.platform.container = false;
+	memset(&in->facts.libs.libnvml, 0, sizeof(in->facts.libs.libnvml));
+	in->sys.nvml_lib.loaded = false;
+	str_copy(in->sys.nvml_lib.error, "libnvidia-ml.so.1: cannot open shared object file",
+		 sizeof(in->sys.nvml_lib.error));
+	run(in, &fs, check_libraries);
+	f = find(&fs, "libraries.nvml_missing");
+	CHECK(f && f->sev == SEV_FAIL && f->gpu == -1);
+	CHECK(complete(f));
+	CHECK(f->def->symptom);
+	CHECK(summary_has(f, "not installed or not in the loader's search path"));
+	CHECK(evidence_has(f, "dlopen libnvidia-ml.so.1: libnvidia-ml.so.1: cannot open"));
+	CHECK(evidence_has(f, "/etc/ld.so.cache: no entry"));
+	CHECK(fix_has(f, "sudo apt install libnvidia-compute-580 && sudo ldconfig"));
+	CHECK(f->fix_flags & FIX_ROOT);
+	CHECK(!find(&fs, "libraries.ok"));
+	CHECK(!find(&fs, "libraries.cuda_missing"));
+	findings_free(&fs);
+
+	/* the same on Fedora, and in a container */
+	in->facts.platform.pkg = PKG_DNF;
+	run(in, &fs, check_libraries);
+	CHECK(fix_has(find(&fs, "libraries.nvml_missing"), "sudo dnf install nvidia-driver-cuda-libs"));
+	findings_free(&fs);
+	in->facts.platform.container = true;
+	run(in, &fs, check_libraries);
+	CHECK(fix_has(find(&fs, "libraries.nvml_missing"), "--gpus all"));
+	findings_free(&fs);
+	free(in);
+}
+
+static void row12_cuda_missing_without_probe(void)
+{
+	struct doctor_input *in = h200();
+	struct findings fs;
+	const struct finding *f;
+
+	/* no vendor probe ran: the files decide */
+	memset(&in->sys, 0, sizeof(in->sys));
+	memset(&in->facts.libs.libcuda, 0, sizeof(in->facts.libs.libcuda));
+	cand(&in->facts.libs.libcuda, "libcuda.so", "/usr/lib64/libcuda.so", "/usr/lib64/libcuda.so",
+	     "", LIBSRC_LDCACHE);
+	run(in, &fs, check_libraries);
+	f = find(&fs, "libraries.cuda_missing");
+	CHECK(f && f->sev == SEV_FAIL && complete(f));
+	CHECK(evidence_has(f, "/etc/ld.so.cache: lists other copies only"));
+	CHECK(!find(&fs, "libraries.nvml_missing"));
+	findings_free(&fs);
+
+	/* found, but dlopen failed: say where it is */
+	in = (free(in), h200());
+	in->sys.cuda_lib.loaded = false;
+	str_copy(in->sys.cuda_lib.error, "wrong ELF class: ELFCLASS32", sizeof(in->sys.cuda_lib.error));
+	run(in, &fs, check_libraries);
+	f = find(&fs, "libraries.cuda_missing");
+	CHECK(summary_has(f, "was found at /usr/local/nvidia/lib64/libcuda.so.1 but could not be loaded"));
+	CHECK(evidence_has(f, "wrong ELF class"));
+	findings_free(&fs);
+	free(in);
+}
+
+static void row13_stub_first(void)
+{
+	struct doctor_input *in = h200();
+	struct lib_facts *l = &in->facts.libs;
+	struct findings fs;
+	const struct finding *f;
+
+	str_copy(l->ld_library_path, "/usr/local/cuda/lib64/stubs:/usr/local/nvidia/lib64",
+		 sizeof(l->ld_library_path));
+	memset(&l->libcuda, 0, sizeof(l->libcuda));
+	cand(&l->libcuda, "libcuda.so.1", "/usr/local/cuda/lib64/stubs/libcuda.so.1",
+	     "/usr/local/cuda-13.0/lib64/stubs/libcuda.so", "", LIBSRC_LD_LIBRARY_PATH);
+	cand(&l->libcuda, "libcuda.so.1", "/usr/local/nvidia/lib64/libcuda.so.1",
+	     "/usr/local/nvidia/lib64/libcuda.so.580.159.04", "580.159.04", LIBSRC_LD_LIBRARY_PATH);
+	str_copy(in->sys.cuda_lib.path, "/usr/local/cuda-13.0/lib64/stubs/libcuda.so",
+		 sizeof(in->sys.cuda_lib.path));
+	in->sys.cuda_lib.version[0] = '\0';
+	num_set(&in->sys.cuda_init, 34);
+	run(in, &fs, check_libraries);
+	f = find(&fs, "libraries.cuda_stub");
+	CHECK(f && f->sev == SEV_FAIL && complete(f));
+	CHECK(summary_has(f, "/usr/local/cuda/lib64/stubs"));
+	CHECK(evidence_has(f, "cuInit: 34 (CUDA_ERROR_STUB_LIBRARY)"));
+	CHECK(evidence_has(f, "65536 bytes"));
+	CHECK(fix_has(f, "export LD_LIBRARY_PATH=/usr/local/nvidia/lib64"));
+	/* a stub has no version: no mismatch is claimed from it */
+	CHECK(!find(&fs, "libraries.version_mismatch"));
+	CHECK(!find(&fs, "libraries.ok"));
+	findings_free(&fs);
+	free(in);
+}
+
+static void row13_stub_for_unversioned_name(void)
+{
+	struct doctor_input *in = h200();
+	struct lib_facts *l = &in->facts.libs;
+	struct findings fs;
+	const struct finding *f;
+
+	/* libcuda.so.1 is the driver's, but plain libcuda.so comes from the stubs folder */
+	str_copy(l->ld_library_path, "/usr/local/cuda/lib64/stubs", sizeof(l->ld_library_path));
+	memset(&l->libcuda, 0, sizeof(l->libcuda));
+	cand(&l->libcuda, "libcuda.so", "/usr/local/cuda/lib64/stubs/libcuda.so",
+	     "/usr/local/cuda-13.0/lib64/stubs/libcuda.so", "", LIBSRC_LD_LIBRARY_PATH);
+	cand(&l->libcuda, "libcuda.so.1", "/usr/local/nvidia/lib64/libcuda.so.1",
+	     "/usr/local/nvidia/lib64/libcuda.so.580.159.04", "580.159.04", LIBSRC_LDCACHE);
+	run(in, &fs, check_libraries);
+	f = find(&fs, "libraries.cuda_stub");
+	CHECK(f && f->sev == SEV_WARN && complete(f));
+	CHECK(fix_has(f, "unset LD_LIBRARY_PATH"));
+	findings_free(&fs);
+
+	/* the negative: no stub anywhere */
+	free(in);
+	in = h200();
+	run(in, &fs, check_libraries);
+	CHECK(!find(&fs, "libraries.cuda_stub"));
+	findings_free(&fs);
+	free(in);
+}
+
+static void row14_compat(void)
+{
+	struct doctor_input *in = h200();
+	struct lib_facts *l = &in->facts.libs;
+	struct findings fs;
+	const struct finding *f;
+
+	str_copy(l->ld_library_path, "/usr/local/cuda-13.0/compat", sizeof(l->ld_library_path));
+	memset(&l->libcuda, 0, sizeof(l->libcuda));
+	cand(&l->libcuda, "libcuda.so.1", "/usr/local/cuda-13.0/compat/libcuda.so.1",
+	     "/usr/local/cuda-13.0/compat/libcuda.so.590.44.01", "590.44.01",
+	     LIBSRC_LD_LIBRARY_PATH);
+	str_copy(in->sys.cuda_lib.path, "/usr/local/cuda-13.0/compat/libcuda.so.590.44.01",
+		 sizeof(in->sys.cuda_lib.path));
+	str_copy(in->sys.cuda_lib.version, "590.44.01", sizeof(in->sys.cuda_lib.version));
+	num_set(&in->sys.cuda_init, 804);
+	run(in, &fs, check_libraries);
+	f = find(&fs, "libraries.cuda_compat");
+	CHECK(f && f->sev == SEV_FAIL && complete(f));
+	CHECK(summary_has(f, "does not support forward compatibility"));
+	CHECK(evidence_has(f, "cuInit: 804 (CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE)"));
+	CHECK(fix_has(f, "unset LD_LIBRARY_PATH"));
+	/* its version differs from the module by design: not a mismatch */
+	CHECK(!find(&fs, "libraries.version_mismatch"));
+	findings_free(&fs);
+
+	/* where the GPU accepts it (data-center parts), it is information */
+	num_set(&in->sys.cuda_init, 0);
+	run(in, &fs, check_libraries);
+	f = find(&fs, "libraries.cuda_compat");
+	CHECK(f && f->sev == SEV_INFO);
+	CHECK(findings_worst(&fs) == SEV_INFO);
+	CHECK(find(&fs, "libraries.ok") != NULL);
+	findings_free(&fs);
+	free(in);
+}
+
+static void row7_version_mismatch(void)
+{
+	struct doctor_input *in = h200();
+	struct gpu_system *sys = &in->sys;
+	struct findings fs;
+	const struct finding *f;
+
+	in->facts.platform.container = false;
+	str_copy(in->facts.module.version, "550.54.15", sizeof(in->facts.module.version));
+	str_copy(in->facts.module.last_pkg_change,
+		 "2025-01-10 06:25 upgrade libnvidia-compute-550 550.54.15 -> 550.144.03",
+		 sizeof(in->facts.module.last_pkg_change));
+	memset(&in->facts.libs.libnvml, 0, sizeof(in->facts.libs.libnvml));
+	memset(&in->facts.libs.libcuda, 0, sizeof(in->facts.libs.libcuda));
+	cand(&in->facts.libs.libnvml, "libnvidia-ml.so.1",
+	     "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1",
+	     "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.144.03", "550.144.03", LIBSRC_LDCACHE);
+	str_copy(sys->nvml_lib.path, "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.144.03",
+		 sizeof(sys->nvml_lib.path));
+	str_copy(sys->nvml_lib.version, "550.144.03", sizeof(sys->nvml_lib.version));
+	num_set(&sys->nvml_init, 18);
+	str_copy(sys->cuda_lib.path, "/usr/lib/x86_64-linux-gnu/libcuda.so.550.144.03",
+		 sizeof(sys->cuda_lib.path));
+	str_copy(sys->cuda_lib.version, "550.144.03", sizeof(sys->cuda_lib.version));
+	num_set(&sys->cuda_init, 803);
+	run(in, &fs, check_libraries);
+	f = find(&fs, "libraries.version_mismatch");
+	CHECK(f && f->sev == SEV_FAIL && complete(f));
+	CHECK(count_id(&fs, "libraries.version_mismatch") == 1);
+	CHECK(summary_has(f, "the NVIDIA libraries are 550.144.03 but the running kernel module is "
+			     "550.54.15"));
+	CHECK(evidence_has(f, "nvmlInit_v2: 18 (Driver/library version mismatch)"));
+	CHECK(evidence_has(f, "cuInit: 803"));
+	CHECK(evidence_has(f, "package log: 2025-01-10"));
+	CHECK(fix_has(f, "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia"));
+	CHECK(fix_has(f, "apt-mark hold"));
+	CHECK((f->fix_flags & (FIX_ROOT | FIX_REBOOT)) == (FIX_ROOT | FIX_REBOOT));
+	CHECK(!find(&fs, "libraries.shadowed") && !find(&fs, "libraries.ok"));
+	findings_free(&fs);
+
+	/* no readable module version, but NVML's own answer says it */
+	in->facts.module.version[0] = '\0';
+	run(in, &fs, check_libraries);
+	f = find(&fs, "libraries.version_mismatch");
+	CHECK(f && f->sev == SEV_FAIL);
+	CHECK(evidence_has(f, "/proc/driver/nvidia/version: unreadable"));
+	findings_free(&fs);
+	free(in);
+}
+
+static void row7_shadowed_by_ld_library_path(void)
+{
+	struct doctor_input *in = h200();
+	struct lib_facts *l = &in->facts.libs;
+	struct findings fs;
+	const struct finding *f;
+
+	/* an application folder brings its own libcuda of another driver */
+	str_copy(l->ld_library_path, "/opt/app/lib:/usr/local/nvidia/lib64", sizeof(l->ld_library_path));
+	memset(&l->libcuda, 0, sizeof(l->libcuda));
+	cand(&l->libcuda, "libcuda.so.1", "/opt/app/lib/libcuda.so.1",
+	     "/opt/app/lib/libcuda.so.535.54.03", "535.54.03", LIBSRC_LD_LIBRARY_PATH);
+	cand(&l->libcuda, "libcuda.so.1", "/lib/libcuda.so.1", "/lib/libcuda.so.580.159.04",
+	     "580.159.04", LIBSRC_LDCACHE);
+	str_copy(in->sys.cuda_lib.path, "/opt/app/lib/libcuda.so.535.54.03",
+		 sizeof(in->sys.cuda_lib.path));
+	str_copy(in->sys.cuda_lib.version, "535.54.03", sizeof(in->sys.cuda_lib.version));
+	num_set(&in->sys.cuda_init, 803);
+	run(in, &fs, check_libraries);
+	f = find(&fs, "libraries.shadowed");
+	CHECK(f && f->sev == SEV_FAIL && complete(f));
+	CHECK(summary_has(f, "libcuda 535.54.03 from /opt/app/lib before the driver's own libcuda "
+			     "580.159.04"));
+	CHECK(fix_has(f, "export LD_LIBRARY_PATH=/usr/local/nvidia/lib64"));
+	CHECK(!find(&fs, "libraries.version_mismatch"));
+	findings_free(&fs);
+	free(in);
+}
+
+static void libraries_not_compared_and_wsl(void)
+{
+	struct doctor_input *in = h200();
+	struct lib_facts *l = &in->facts.libs;
+	struct findings fs;
+	const struct finding *f;
+
+	/* no /proc file, but NVML initialised: it reports the module's version */
+	in->facts.module.version[0] = '\0';
+	run(in, &fs, check_libraries);
+	f = find(&fs, "libraries.ok");
+	CHECK(f && evidence_has(f, "nvmlSystemGetDriverVersion: 580.159.04"));
+	findings_free(&fs);
+
+	/* neither: say so, claim nothing */
+	memset(&in->sys.driver_version, 0, sizeof(in->sys.driver_version));
+	run(in, &fs, check_libraries);
+	f = find(&fs, "libraries.not_compared");
+	CHECK(f && f->sev == SEV_INFO);
+	CHECK(!find(&fs, "libraries.ok"));
+	CHECK(findings_worst(&fs) == SEV_INFO);
+	findings_free(&fs);
+
+	/* WSL2: no module, libraries from the Windows driver store, no version in their names */
+	in->facts.platform.wsl = true;
+	memset(&l->libcuda, 0, sizeof(l->libcuda));
+	memset(&l->libnvml, 0, sizeof(l->libnvml));
+	cand(&l->libcuda, "libcuda.so.1", "/usr/lib/wsl/lib/libcuda.so.1",
+	     "/usr/lib/wsl/drivers/nv.inf_amd64/libcuda.so.1.1", "", LIBSRC_LDCACHE);
+	cand(&l->libnvml, "libnvidia-ml.so.1", "/usr/lib/wsl/lib/libnvidia-ml.so.1",
+	     "/usr/lib/wsl/lib/libnvidia-ml.so.1", "", LIBSRC_LDCACHE);
+	memset(&in->sys.nvml_lib, 0, sizeof(in->sys.nvml_lib));
+	memset(&in->sys.cuda_lib, 0, sizeof(in->sys.cuda_lib));
+	run(in, &fs, check_libraries);
+	f = find(&fs, "libraries.ok");
+	CHECK(f && summary_has(f, "the Windows driver's libraries, as WSL2 expects"));
+	CHECK(findings_worst(&fs) == SEV_OK);
+	findings_free(&fs);
+	free(in);
+}
+
+/* ---- toolkit: rows 15 (toolkit side) and 18 ------------------------------------------ */
+
+static void row15_toolkit_newer_than_driver(void)
+{
+	struct doctor_input *in = h200();
+	struct findings fs;
+	const struct finding *f;
+
+	/* driver 535: CUDA up to 12.2 */
+	num_set(&in->sys.cuda_version, 12020);
+	run(in, &fs, check_toolkit);
+	f = find(&fs, "toolkit.newer_than_driver");
+	CHECK(f && f->sev == SEV_WARN && complete(f));
+	CHECK(summary_has(f, "newer than the driver supports (CUDA up to 12.2)"));
+	CHECK(evidence_has(f, "cuDriverGetVersion: 12020"));
+	CHECK(!find(&fs, "toolkit.ok"));
+	findings_free(&fs);
+
+	/* 12.4 toolkit on a 12.2 driver: minor-version compatibility, a note */
+	str_copy(in->facts.toolkit.v[0].version, "12.4.1", sizeof(in->facts.toolkit.v[0].version));
+	in->facts.toolkit.cuda_home[0] = '\0';
+	in->facts.python.n = 0;
+	run(in, &fs, check_toolkit);
+	f = find(&fs, "toolkit.newer_than_driver");
+	CHECK(f && f->sev == SEV_INFO);
+	CHECK(summary_has(f, "(error 222)"));
+	CHECK(find(&fs, "toolkit.ok") != NULL);
+	findings_free(&fs);
+
+	/* the negative: an older toolkit is fine */
+	num_set(&in->sys.cuda_version, 13000);
+	run(in, &fs, check_toolkit);
+	CHECK(!find(&fs, "toolkit.newer_than_driver"));
+	findings_free(&fs);
+	free(in);
+}
+
+static void row18_toolkit_vs_framework(void)
+{
+	struct doctor_input *in = h200();
+	struct toolkit_facts *t = &in->facts.toolkit;
+	struct findings fs;
+	const struct finding *f;
+
+	/* torch cu126 in the venv; nvcc and CUDA_HOME are the 13.0 toolkit; 12.6 is installed */
+	str_copy(in->facts.python.v[0].fw[0].version, "2.9.1+cu126", 64);
+	str_copy(in->facts.python.v[0].fw[0].cuda, "12.6", 16);
+	str_copy(t->v[1].path, "/usr/local/cuda-12.6", sizeof(t->v[1].path));
+	str_copy(t->v[1].version, "12.6.3", sizeof(t->v[1].version));
+	t->n = 2;
+	run(in, &fs, check_toolkit);
+	f = find(&fs, "toolkit.mismatch_framework");
+	CHECK(f && f->sev == SEV_WARN && complete(f));
+	CHECK(summary_has(f, "torch 2.9.1+cu126 (built for CUDA 12.6)"));
+	CHECK(summary_has(f, "CUDA 13.0 toolkit at /usr/local/cuda-13.0 (CUDA_HOME)"));
+	CHECK(fix_has(f, "export CUDA_HOME=/usr/local/cuda-12.6 PATH=/usr/local/cuda-12.6/bin:$PATH"));
+	findings_free(&fs);
+
+	/* without CUDA_HOME nobody said they build extensions: a note; no 12.x toolkit: install */
+	t->cuda_home[0] = t->cuda_home_real[0] = t->cuda_home_version[0] = '\0';
+	t->n = 1;
+	run(in, &fs, check_toolkit);
+	f = find(&fs, "toolkit.mismatch_framework");
+	CHECK(f && f->sev == SEV_INFO);
+	CHECK(fix_has(f, "sudo apt install cuda-toolkit-12-6"));
+	findings_free(&fs);
+
+	/* the negative: same major */
+	str_copy(in->facts.python.v[0].fw[0].cuda, "13.0", 16);
+	run(in, &fs, check_toolkit);
+	CHECK(!find(&fs, "toolkit.mismatch_framework"));
+	findings_free(&fs);
+	free(in);
+}
+
+static void row18_cuda_home_and_nvcc(void)
+{
+	struct doctor_input *in = h200();
+	struct toolkit_facts *t = &in->facts.toolkit;
+	struct findings fs;
+	const struct finding *f;
+
+	str_copy(t->cuda_home, "/usr/local/cuda-12.9", sizeof(t->cuda_home));
+	t->cuda_home_real[0] = t->cuda_home_version[0] = '\0';
+	run(in, &fs, check_toolkit);
+	f = find(&fs, "toolkit.cuda_home_missing");
+	CHECK(f && f->sev == SEV_WARN && complete(f));
+	CHECK(fix_has(f, "export CUDA_HOME=/usr/local/cuda-13.0"));
+	findings_free(&fs);
+
+	/* nvcc from one toolkit, CUDA_HOME another */
+	str_copy(t->v[1].path, "/usr/local/cuda-13.1", sizeof(t->v[1].path));
+	str_copy(t->v[1].version, "13.1", sizeof(t->v[1].version));
+	t->n = 2;
+	str_copy(t->cuda_home, "/usr/local/cuda-13.1", sizeof(t->cuda_home));
+	str_copy(t->cuda_home_real, "/usr/local/cuda-13.1", sizeof(t->cuda_home_real));
+	run(in, &fs, check_toolkit);
+	f = find(&fs, "toolkit.info");
+	CHECK(f && f->sev == SEV_INFO && complete(f));
+	CHECK(summary_has(f, "nvcc on PATH is CUDA 13.0"));
+	CHECK(find(&fs, "toolkit.ok") != NULL);
+	findings_free(&fs);
+
+	/* no toolkit at all is fine */
+	memset(t, 0, sizeof(*t));
+	run(in, &fs, check_toolkit);
+	f = find(&fs, "toolkit.ok");
+	CHECK(f && summary_has(f, "no CUDA toolkit installed"));
+	CHECK(fs.n == 1);
+	findings_free(&fs);
+	free(in);
+}
+
+/* ---- framework: rows 15, 16, 19, 20 -------------------------------------------------- */
+
+static void driver_set(struct doctor_input *in, const char *version, int cuda)
+{
+	str_copy(in->facts.module.version, version, sizeof(in->facts.module.version));
+	text_set(&in->sys.driver_version, version);
+	num_set(&in->sys.cuda_version, cuda);
+	num_set(&in->sys.cuda_driver_version, cuda);
+}
+
+static void row16_cpu_only(void)
+{
+	struct doctor_input *in = h200();
+	struct framework *t = &in->facts.python.v[0].fw[0];
+	struct findings fs;
+	const struct finding *f;
+
+	str_copy(t->version, "2.11.0+cpu", sizeof(t->version));
+	t->cuda[0] = '\0';
+	t->cpu_only = true;
+	run(in, &fs, check_framework);
+	f = find(&fs, "framework.cpu_only");
+	CHECK(f && f->sev == SEV_WARN && complete(f));
+	CHECK(summary_has(f, "torch 2.11.0+cpu in /opt/torch/.venv is a CPU-only build"));
+	CHECK(evidence_has(f, "version.py: __version__ = '2.11.0+cpu', cuda = None"));
+	CHECK(fix_has(f, "/opt/torch/.venv/bin/python3 -m pip install --force-reinstall torch "
+			 "--index-url https://download.pytorch.org/whl/cu130"));
+	CHECK(!find(&fs, "framework.ok"));
+	findings_free(&fs);
+
+	/* the wheel follows the driver: 535 runs cu126 (not cu130) */
+	driver_set(in, "535.183.01", 12020);
+	run(in, &fs, check_framework);
+	CHECK(fix_has(find(&fs, "framework.cpu_only"), "whl/cu126"));
+	findings_free(&fs);
+
+	/* ... and the GPUs: Blackwell (sm_120) on 570 needs cu128, which 570.86 runs */
+	driver_set(in, "570.86.15", 12080);
+	set_gpus(&in->sys, 1, 12, 0, "NVIDIA GeForce RTX 5090");
+	run(in, &fs, check_framework);
+	CHECK(fix_has(find(&fs, "framework.cpu_only"), "whl/cu128"));
+	findings_free(&fs);
+
+	/* ... and Pascal (sm_61) on 580 needs cu126: cu128 and cu130 dropped it */
+	driver_set(in, "580.95.05", 13000);
+	set_gpus(&in->sys, 1, 6, 1, "NVIDIA GeForce GTX 1080");
+	run(in, &fs, check_framework);
+	CHECK(fix_has(find(&fs, "framework.cpu_only"), "whl/cu126"));
+	findings_free(&fs);
+
+	/* a ROCm build on an NVIDIA machine */
+	str_copy(t->version, "2.5.1+rocm6.2", sizeof(t->version));
+	t->cpu_only = false;
+	t->rocm = true;
+	run(in, &fs, check_framework);
+	f = find(&fs, "framework.cpu_only");
+	CHECK(summary_has(f, "is a ROCm (AMD) build"));
+	findings_free(&fs);
+	free(in);
+}
+
+static void row15_driver_too_old(void)
+{
+	struct doctor_input *in = h200();
+	struct findings fs;
+	const struct finding *f;
+
+	driver_set(in, "535.183.01", 12020);
+	run(in, &fs, check_framework);
+	f = find(&fs, "framework.driver_too_old");
+	CHECK(f && f->sev == SEV_FAIL && complete(f));
+	CHECK(count_id(&fs, "framework.driver_too_old") == 2); /* torch and jax */
+	CHECK(summary_has(f, "torch 2.11.0+cu130 in /opt/torch/.venv is built for CUDA 13.0, which "
+			     "needs driver 580.65.06 or newer; this driver is 535.183.01 (supports "
+			     "CUDA up to 12.2)"));
+	CHECK(evidence_has(f, "/proc/driver/nvidia/version: 535.183.01"));
+	CHECK(fix_has(f, "whl/cu126"));
+	CHECK(fix_has(f, "host's NVIDIA driver")); /* a container: the host's driver */
+	f = &fs.v[1];
+	CHECK(str_eq(f->def->id, "framework.driver_too_old") && fix_has(f, "jax[cuda12]"));
+	findings_free(&fs);
+
+	/* full dotted floors: 580.65.05 is one step short, 580.65.06 is enough */
+	driver_set(in, "580.65.05", 13000);
+	run(in, &fs, check_framework);
+	CHECK(find(&fs, "framework.driver_too_old") != NULL);
+	findings_free(&fs);
+	driver_set(in, "580.65.06", 13000);
+	run(in, &fs, check_framework);
+	CHECK(!find(&fs, "framework.driver_too_old"));
+	CHECK(find(&fs, "framework.ok") != NULL);
+	findings_free(&fs);
+
+	/* without a module version (NVML only) the NVML driver version is used */
+	in->facts.module.version[0] = '\0';
+	text_set(&in->sys.driver_version, "575.57.08");
+	run(in, &fs, check_framework);
+	f = find(&fs, "framework.driver_too_old");
+	CHECK(f && evidence_has(f, "nvmlSystemGetDriverVersion: 575.57.08"));
+	findings_free(&fs);
+
+	/* WSL2: Windows numbering, Windows floors (12.x needs 528.33) */
+	in->facts.platform.wsl = true;
+	str_copy(in->facts.python.v[0].fw[0].cuda, "12.1", 16);
+	in->facts.python.v[0].nfw = 1;
+	driver_set(in, "527.56", 12000);
+	in->facts.module.version[0] = '\0';
+	run(in, &fs, check_framework);
+	f = find(&fs, "framework.driver_too_old");
+	CHECK(f && summary_has(f, "needs driver 528.33 or newer"));
+	CHECK(fix_has(f, "update the NVIDIA driver on Windows"));
+	findings_free(&fs);
+	driver_set(in, "560.94", 12060);
+	in->facts.module.version[0] = '\0';
+	run(in, &fs, check_framework);
+	CHECK(findings_worst(&fs) == SEV_OK);
+	findings_free(&fs);
+	free(in);
+}
+
+static void row15_minor_version_compat(void)
+{
+	struct doctor_input *in = h200();
+	struct framework *t = &in->facts.python.v[0].fw[0];
+	struct findings fs;
+	const struct finding *f;
+
+	/* cu128 on R535 (CUDA 12.2): allowed by minor-version compatibility, with a caveat */
+	driver_set(in, "535.183.01", 12020);
+	str_copy(t->version, "2.9.1+cu128", sizeof(t->version));
+	str_copy(t->cuda, "12.8", sizeof(t->cuda));
+	in->facts.python.v[0].nfw = 1;
+	run(in, &fs, check_framework);
+	f = find(&fs, "framework.minor_compat");
+	CHECK(f && f->sev == SEV_INFO);
+	CHECK(summary_has(f, "built for CUDA 12.8, newer than this driver's CUDA 12.2"));
+	CHECK(fix_has(f, "570.26 or newer"));
+	CHECK(!find(&fs, "framework.driver_too_old"));
+	CHECK(find(&fs, "framework.ok") != NULL);
+	findings_free(&fs);
+
+	/* below the 12.x floor it does not run: 525.60.12 < 525.60.13 */
+	driver_set(in, "525.60.12", 12000);
+	run(in, &fs, check_framework);
+	CHECK(find(&fs, "framework.driver_too_old") != NULL);
+	findings_free(&fs);
+	free(in);
+}
+
+static void row20_arch_unsupported(void)
+{
+	struct doctor_input *in = h200();
+	struct framework *t = &in->facts.python.v[0].fw[0];
+	struct findings fs;
+	const struct finding *f;
+
+	in->facts.python.v[0].nfw = 1;
+	/* Pascal under a cu130 build (7.5 and up) */
+	set_gpus(&in->sys, 2, 6, 1, "Tesla P40");
+	run(in, &fs, check_framework);
+	CHECK(count_id(&fs, "framework.arch_unsupported") == 2);
+	f = find(&fs, "framework.arch_unsupported");
+	CHECK(f && f->sev == SEV_FAIL && f->gpu == 0 && complete(f));
+	CHECK(fs.v[1].gpu == 1 && str_eq(fs.v[0].summary, fs.v[1].summary)); /* grouped */
+	CHECK(summary_has(f, "has no kernels for compute capability 6.1 (sm_61): its build covers "
+			     "sm_75-sm_120"));
+	CHECK(evidence_has(f, "nvmlDeviceGetCudaComputeCapability: 6.1"));
+	CHECK(evidence_has(f, "PyTorch release builds for CUDA 13.0"));
+	CHECK(fix_has(f, "whl/cu126"));
+	findings_free(&fs);
+
+	/* Blackwell under a cu126 build (up to 9.0, no PTX) */
+	str_copy(t->version, "2.9.1+cu126", sizeof(t->version));
+	str_copy(t->cuda, "12.6", sizeof(t->cuda));
+	set_gpus(&in->sys, 1, 12, 0, "NVIDIA GeForce RTX 5090");
+	run(in, &fs, check_framework);
+	f = find(&fs, "framework.arch_unsupported");
+	CHECK(f && summary_has(f, "sm_120"));
+	CHECK(fix_has(f, "whl/cu130"));
+	findings_free(&fs);
+
+	/* the negatives: binary compatibility within a major (sm_86 runs 8.9, sm_100 runs 10.3)
+	 * and PTX for newer GPUs (compute_120 runs 12.1) */
+	set_gpus(&in->sys, 1, 8, 9, "NVIDIA L40S");
+	run(in, &fs, check_framework);
+	CHECK(!find(&fs, "framework.arch_unsupported"));
+	findings_free(&fs);
+	str_copy(t->cuda, "13.0", sizeof(t->cuda));
+	set_gpus(&in->sys, 1, 10, 3, "NVIDIA B300");
+	run(in, &fs, check_framework);
+	CHECK(!find(&fs, "framework.arch_unsupported"));
+	findings_free(&fs);
+
+	/* TensorFlow states its list; compute_80 (PTX) covers 9.0 but not 5.2 */
+	t->kind = FW_TENSORFLOW;
+	str_copy(t->version, "2.15.0", sizeof(t->version));
+	str_copy(t->cuda, "12.2", sizeof(t->cuda));
+	str_copy(t->archs, "sm_60 sm_70 compute_80", sizeof(t->archs));
+	set_gpus(&in->sys, 1, 9, 0, "NVIDIA H100");
+	run(in, &fs, check_framework);
+	CHECK(!find(&fs, "framework.arch_unsupported"));
+	findings_free(&fs);
+	set_gpus(&in->sys, 1, 5, 2, "Tesla M60");
+	run(in, &fs, check_framework);
+	f = find(&fs, "framework.arch_unsupported");
+	CHECK(f && evidence_has(f, "cuda_compute_capabilities = sm_60 sm_70 compute_80"));
+	findings_free(&fs);
+	free(in);
+}
+
+static void row19_cudnn_shadowed(void)
+{
+	struct doctor_input *in = h200();
+	struct lib_facts *l = &in->facts.libs;
+	struct findings fs;
+	const struct finding *f;
+
+	str_copy(l->ld_library_path, "/opt/cudnn/lib:/usr/local/nvidia/lib64",
+		 sizeof(l->ld_library_path));
+	memset(&l->libcudnn, 0, sizeof(l->libcudnn));
+	cand(&l->libcudnn, "libcudnn.so.9", "/opt/cudnn/lib/libcudnn.so.9",
+	     "/opt/cudnn/lib/libcudnn.so.9.1.0", "9.1.0", LIBSRC_LD_LIBRARY_PATH);
+	run(in, &fs, check_framework);
+	f = find(&fs, "framework.cudnn_shadowed");
+	CHECK(f && f->sev == SEV_WARN && complete(f));
+	CHECK(summary_has(f, "cuDNN 9.1.0 in /opt/cudnn/lib (from LD_LIBRARY_PATH) is found before "
+			     "the cuDNN 9.19.0.56 that torch"));
+	CHECK(fix_has(f, "Remove /opt/cudnn/lib from LD_LIBRARY_PATH"));
+	findings_free(&fs);
+
+	/* negatives: a newer minor is accepted; another major is another soname; the framework's
+	 * own wheel folder on LD_LIBRARY_PATH is its own copy; the cache does not shadow */
+	str_copy(l->libcudnn.v[0].version, "9.20.0", sizeof(l->libcudnn.v[0].version));
+	run(in, &fs, check_framework);
+	CHECK(!find(&fs, "framework.cudnn_shadowed"));
+	findings_free(&fs);
+	memset(&l->libcudnn, 0, sizeof(l->libcudnn));
+	cand(&l->libcudnn, "libcudnn.so.8", "/opt/cudnn/lib/libcudnn.so.8",
+	     "/opt/cudnn/lib/libcudnn.so.8.9.2", "8.9.2", LIBSRC_LD_LIBRARY_PATH);
+	cand(&l->libcudnn, "libcudnn.so.9", VENV_SITE "/nvidia/cudnn/lib/libcudnn.so.9",
+	     VENV_SITE "/nvidia/cudnn/lib/libcudnn.so.9.19.0", "9.19.0", LIBSRC_LD_LIBRARY_PATH);
+	cand(&l->libcudnn, "libcudnn.so.9", "/lib/x86_64-linux-gnu/libcudnn.so.9",
+	     "/usr/lib/x86_64-linux-gnu/libcudnn.so.9.1.0", "9.1.0", LIBSRC_LDCACHE);
+	run(in, &fs, check_framework);
+	CHECK(!find(&fs, "framework.cudnn_shadowed"));
+	CHECK(find(&fs, "framework.ok") != NULL);
+	findings_free(&fs);
+	free(in);
+}
+
+static void framework_other_envs_and_unknowns(void)
+{
+	struct doctor_input *in = h200();
+	struct python_env *e;
+	struct findings fs;
+	const struct finding *f;
+
+	/* a stale conda env (not active, not on PATH) with a cu130 torch on driver 535: warn */
+	driver_set(in, "535.183.01", 12020);
+	in->facts.python.v[0].nfw = 0;
+	e = &in->facts.python.v[in->facts.python.n++];
+	str_copy(e->prefix, "/home/u/miniconda3/envs/old", sizeof(e->prefix));
+	str_copy(e->kind, "conda", sizeof(e->kind));
+	str_copy(e->site, "/home/u/miniconda3/envs/old/lib/python3.11/site-packages",
+		 sizeof(e->site));
+	add_fw(e, FW_TORCH, "2.11.0+cu130", "13.0", "");
+	run(in, &fs, check_framework);
+	f = find(&fs, "framework.driver_too_old");
+	CHECK(f && f->sev == SEV_WARN);
+	CHECK(fix_has(f, "/home/u/miniconda3/envs/old/bin/python -m pip install"));
+	findings_free(&fs);
+
+	/* nothing known about the driver: no verdict, and no ok either */
+	memset(&in->sys, 0, sizeof(in->sys));
+	in->facts.module.version[0] = '\0';
+	run(in, &fs, check_framework);
+	f = find(&fs, "framework.not_judged");
+	CHECK(f && f->sev == SEV_INFO);
+	CHECK(summary_has(f, "the driver's version is unknown"));
+	CHECK(!find(&fs, "framework.ok") && !find(&fs, "framework.driver_too_old"));
+	findings_free(&fs);
+
+	/* no frameworks anywhere */
+	in->facts.python.n = 1;
+	run(in, &fs, check_framework);
+	f = find(&fs, "framework.ok");
+	CHECK(f && summary_has(f, "no PyTorch, TensorFlow or JAX found in 1 Python environment"));
+	findings_free(&fs);
+	free(in);
+}
+
+/* ---- env: rows 17 and 21 ------------------------------------------------------------ */
+
+static void cvd(struct doctor_input *in, const char *value)
+{
+	in->facts.env.cuda_visible_set = true;
+	str_copy(in->facts.env.cuda_visible_devices, value,
+		 sizeof(in->facts.env.cuda_visible_devices));
+}
+
+static void row17_cuda_visible_devices(void)
+{
+	struct doctor_input *in = h200();
+	struct findings fs;
+	const struct finding *f;
+
+	cvd(in, "-1");
+	num_set(&in->sys.cuda_init, 100);
+	run(in, &fs, check_env);
+	f = find(&fs, "env.cuda_visible_devices_hides");
+	CHECK(f && f->sev == SEV_FAIL && complete(f));
+	CHECK(summary_has(f, "CUDA_VISIBLE_DEVICES='-1' hides every GPU from CUDA"));
+	CHECK(evidence_has(f, "cuInit: 100 (CUDA_ERROR_NO_DEVICE) while NVML counts 2"));
+	CHECK(fix_has(f, "export CUDA_VISIBLE_DEVICES=0,1"));
+	CHECK(!find(&fs, "env.ok"));
+	findings_free(&fs);
+
+	cvd(in, "");
+	run(in, &fs, check_env);
+	CHECK(find(&fs, "env.cuda_visible_devices_hides")->sev == SEV_FAIL);
+	findings_free(&fs);
+
+	cvd(in, "NoDevFiles");
+	run(in, &fs, check_env);
+	CHECK(fix_has(find(&fs, "env.cuda_visible_devices_hides"), "srun --gpus=1"));
+	findings_free(&fs);
+
+	cvd(in, "2");
+	run(in, &fs, check_env);
+	CHECK(find(&fs, "env.cuda_visible_devices_hides")->sev == SEV_FAIL);
+	findings_free(&fs);
+
+	cvd(in, "GPU-deadbeef");
+	run(in, &fs, check_env);
+	CHECK(find(&fs, "env.cuda_visible_devices_hides")->sev == SEV_FAIL);
+	findings_free(&fs);
+
+	/* part of the list: CUDA stops at the first entry that is no device */
+	cvd(in, "0,5,1");
+	run(in, &fs, check_env);
+	f = find(&fs, "env.cuda_visible_devices_hides");
+	CHECK(f && f->sev == SEV_WARN);
+	CHECK(summary_has(f, "names '5', which is no GPU here: CUDA stops there and ignores 2 of "
+			     "the 3 entries"));
+	findings_free(&fs);
+	free(in);
+}
+
+static void row17_valid_and_unknown(void)
+{
+	struct doctor_input *in = h200();
+	struct findings fs;
+	const struct finding *f;
+
+	/* a UUID prefix is a valid name for a GPU */
+	cvd(in, "GPU-1d0c5a7e-0001");
+	run(in, &fs, check_env);
+	f = find(&fs, "env.ok");
+	CHECK(f && summary_has(f, "CUDA_VISIBLE_DEVICES='GPU-1d0c5a7e-0001' selects 1 of 2 GPUs"));
+	CHECK(!find(&fs, "env.cuda_visible_devices_hides"));
+	findings_free(&fs);
+
+	/* NVML did not answer: an index cannot be judged, and none is claimed wrong */
+	memset(&in->sys, 0, sizeof(in->sys));
+	cvd(in, "3");
+	run(in, &fs, check_env);
+	CHECK(!find(&fs, "env.cuda_visible_devices_hides"));
+	CHECK(summary_has(find(&fs, "env.ok"), "could not be checked"));
+	findings_free(&fs);
+
+	/* ... but "-1" is wrong whatever the GPUs */
+	cvd(in, "-1");
+	run(in, &fs, check_env);
+	CHECK(find(&fs, "env.cuda_visible_devices_hides") != NULL);
+	findings_free(&fs);
+	free(in);
+}
+
+static void row17_nvidia_visible_devices(void)
+{
+	struct doctor_input *in = h200();
+	struct findings fs;
+	const struct finding *f;
+
+	str_copy(in->facts.env.nvidia_visible_devices, "void",
+		 sizeof(in->facts.env.nvidia_visible_devices));
+	set_gpus(&in->sys, 0, 0, 0, "");
+	run(in, &fs, check_env);
+	f = find(&fs, "env.cuda_visible_devices_hides");
+	CHECK(f && f->sev == SEV_WARN && complete(f));
+	CHECK(fix_has(f, "--gpus all"));
+	findings_free(&fs);
+
+	/* outside a container the runtime never reads it */
+	in->facts.platform.container = false;
+	run(in, &fs, check_env);
+	CHECK(!find(&fs, "env.cuda_visible_devices_hides"));
+	findings_free(&fs);
+	free(in);
+}
+
+static void row17_device_order(void)
+{
+	struct doctor_input *in = h200();
+	struct findings fs;
+	const struct finding *f;
+
+	set_gpus(&in->sys, 2, 8, 6, "NVIDIA RTX A6000");
+	text_set(&gpus[1].st.name, "NVIDIA GeForce RTX 3060");
+	run(in, &fs, check_env);
+	f = find(&fs, "env.device_order");
+	CHECK(f && f->sev == SEV_INFO && complete(f));
+	CHECK(fix_has(f, "export CUDA_DEVICE_ORDER=PCI_BUS_ID"));
+	CHECK(find(&fs, "env.ok") != NULL);
+	findings_free(&fs);
+
+	str_copy(in->facts.env.cuda_device_order, "PCI_BUS_ID", sizeof(in->facts.env.cuda_device_order));
+	run(in, &fs, check_env);
+	CHECK(!find(&fs, "env.device_order"));
+	findings_free(&fs);
+
+	/* identical GPUs: the order does not matter */
+	in->facts.env.cuda_device_order[0] = '\0';
+	free(in);
+	in = h200();
+	run(in, &fs, check_env);
+	CHECK(!find(&fs, "env.device_order"));
+	findings_free(&fs);
+	free(in);
+}
+
+static void row21_bad_cuda_vars(void)
+{
+	struct doctor_input *in = h200();
+	struct env_facts *env = &in->facts.env;
+	struct findings fs;
+	const struct finding *f;
+
+	str_copy(env->bad_vars[0], "CUDA_LAUNCH_BLOCKING=1", sizeof(env->bad_vars[0]));
+	str_copy(env->bad_vars[1], "CUDA_INJECTION64_PATH=/opt/tool/libinject.so",
+		 sizeof(env->bad_vars[1]));
+	str_copy(env->bad_vars[2], "CUDA_LAUNCH_BLOCKING=0", sizeof(env->bad_vars[2]));
+	env->nbad = 3;
+	run(in, &fs, check_env);
+	CHECK(count_id(&fs, "env.bad_cuda_var") == 2);
+	f = find(&fs, "env.bad_cuda_var");
+	CHECK(f && f->sev == SEV_WARN && complete(f));
+	CHECK_STR(f->summary, "CUDA_LAUNCH_BLOCKING=1 is set: every kernel launch waits for the GPU "
+			      "to finish");
+	CHECK(fix_has(f, "`unset CUDA_LAUNCH_BLOCKING`"));
+	CHECK(fix_has(&fs.v[1], "`unset CUDA_INJECTION64_PATH`"));
+	CHECK(!find(&fs, "env.ok"));
+	findings_free(&fs);
+	free(in);
+}
+
+/* Every id used above is in the catalog with its layer; summaries are one line. */
+static void catalog_entries(void)
+{
+	static const char *const ids[] = {
+		"libraries.ok", "libraries.not_compared", "libraries.nvml_missing",
+		"libraries.cuda_missing", "libraries.cuda_stub", "libraries.cuda_compat",
+		"libraries.version_mismatch", "libraries.shadowed", "toolkit.ok", "toolkit.info",
+		"toolkit.newer_than_driver", "toolkit.mismatch_framework",
+		"toolkit.cuda_home_missing", "framework.ok", "framework.not_judged",
+		"framework.cpu_only", "framework.driver_too_old", "framework.minor_compat",
+		"framework.arch_unsupported", "framework.cudnn_shadowed", "env.ok",
+		"env.cuda_visible_devices_hides", "env.device_order", "env.bad_cuda_var",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ids); i++) {
+		const struct finding_def *d = finding_def_find(ids[i]);
+		const char *dot = strchr(ids[i], '.');
+
+		size_t w;
+
+		CHECK(d != NULL);
+		CHECK(strncmp(layer_name(d->layer), ids[i], (size_t)(dot - ids[i])) == 0);
+		/* lowercase, except for a name in capitals: CUDA, LD_LIBRARY_PATH */
+		for (w = 0; d->title[w] && d->title[w] != ' '; w++)
+			CHECK(!islower((unsigned char)d->title[w]) || !isupper((unsigned char)d->title[0]));
+		CHECK(d->title[0]);
+	}
+	CHECK(finding_def_find("libraries.cuda_missing")->symptom);
+	CHECK(!finding_def_find("libraries.version_mismatch")->symptom);
+}
+
+
+/* ---- the H200 machine end to end: files -> collectors -> checks ---------------------- */
+
+/* The H200 container's files, as listed in the machine sample: ldconfig's cache, the driver
+ * folder from LD_LIBRARY_PATH, /usr/local/cuda through /etc/alternatives to a 13.0 toolkit
+ * with only cuda.h to tell its version, the uv venv with torch cu130 and jax. */
+static char *h200_files(void)
+{
+	static const struct ldc_entry cache[] = {
+		{"libz.so.1", "/lib/x86_64-linux-gnu/libz.so.1", 0x0303},
+		{"libnvidia-ml.so.1", "/usr/local/nvidia/lib64/libnvidia-ml.so.1", 0x0303},
+		{"libnvidia-ml.so.1", "/lib/libnvidia-ml.so.1", 0x0303},
+		{"libnvidia-ml.so", "/usr/local/nvidia/lib64/libnvidia-ml.so", 0x0303},
+		{"libcudnn.so.9", "/lib/x86_64-linux-gnu/libcudnn.so.9", 0x0303},
+		{"libcudart.so.13", "/usr/local/cuda/targets/x86_64-linux/lib/libcudart.so.13", 0x0303},
+		{"libcuda.so.1", "/usr/local/nvidia/lib64/libcuda.so.1", 0x0303},
+		{"libcuda.so.1", "/lib/libcuda.so.1", 0x0303},
+		{"libcuda.so", "/usr/local/nvidia/lib64/libcuda.so", 0x0303},
+		{"libcuda.so", "/lib/libcuda.so", 0x0303},
+	};
+	static const char *const driver_dirs[] = {"/usr/local/nvidia/lib64", "/lib"};
+	unsigned char buf[4096];
+	char *root = fr_new();
+	size_t i, n;
+
+	n = ldc_build(buf, sizeof(buf), LDC_NEW, cache, (int)ARRAY_SIZE(cache));
+	fr_bytes(root, "/etc/ld.so.cache", buf, n);
+	for (i = 0; i < ARRAY_SIZE(driver_dirs); i++) {
+		char path[256];
+
+		str_fmt(path, sizeof(path), "%s/libcuda.so.580.159.04", driver_dirs[i]);
+		fr_file(root, path, "libcuda");
+		str_fmt(path, sizeof(path), "%s/libcuda.so.1", driver_dirs[i]);
+		fr_link(root, path, "libcuda.so.580.159.04");
+		str_fmt(path, sizeof(path), "%s/libcuda.so", driver_dirs[i]);
+		fr_link(root, path, "libcuda.so.1");
+		str_fmt(path, sizeof(path), "%s/libnvidia-ml.so.580.159.04", driver_dirs[i]);
+		fr_file(root, path, "nvml");
+		str_fmt(path, sizeof(path), "%s/libnvidia-ml.so.1", driver_dirs[i]);
+		fr_link(root, path, "libnvidia-ml.so.580.159.04");
+		str_fmt(path, sizeof(path), "%s/libnvidia-ml.so", driver_dirs[i]);
+		fr_link(root, path, "libnvidia-ml.so.1");
+	}
+	fr_dir(root, "/usr/local/nvidia/lib");
+	fr_file(root, "/lib/x86_64-linux-gnu/libz.so.1", "z");
+	fr_file(root, "/lib/x86_64-linux-gnu/libcudnn.so.9.14.0", "dnn");
+	fr_link(root, "/lib/x86_64-linux-gnu/libcudnn.so.9", "libcudnn.so.9.14.0");
+	fr_file(root, "/usr/local/cuda-13.0/targets/x86_64-linux/lib/libcudart.so.13.0.96", "rt");
+	fr_link(root, "/usr/local/cuda-13.0/targets/x86_64-linux/lib/libcudart.so.13",
+		"libcudart.so.13.0.96");
+	fr_file(root, "/usr/local/cuda-13.0/lib64/stubs/libcuda.so", "stub");
+	fr_file(root, "/usr/local/cuda-13.0/targets/x86_64-linux/include/cuda.h",
+		"#define CUDA_VERSION 13000\n");
+	fr_link(root, "/usr/local/cuda-13.0/include", "targets/x86_64-linux/include");
+	fr_exec(root, "/usr/local/cuda-13.0/bin/nvcc");
+	fr_link(root, "/usr/local/cuda", "/etc/alternatives/cuda");
+	fr_link(root, "/etc/alternatives/cuda", "/usr/local/cuda-13.0");
+	fr_link(root, "/usr/local/cuda-13", "/etc/alternatives/cuda-13");
+	fr_link(root, "/etc/alternatives/cuda-13", "/usr/local/cuda-13.0");
+	fr_exec(root, "/usr/bin/python3.12");
+	fr_link(root, "/usr/bin/python3", "python3.12");
+	fr_dir(root, "/usr/lib/python3/dist-packages");
+	fr_file(root, "/opt/torch/.venv/pyvenv.cfg",
+		"home = /usr/bin\nimplementation = CPython\nuv = 0.11.15\nversion_info = 3.12.3\n"
+		"include-system-site-packages = false\n");
+	fr_link(root, "/opt/torch/.venv/bin/python", "/usr/bin/python3.12");
+	fr_link(root, "/opt/torch/.venv/bin/python3", "python");
+	fr_file(root, VENV_SITE "/torch/version.py",
+		"__version__ = '2.11.0+cu130'\ndebug = False\ncuda: Optional[str] = '13.0'\n"
+		"hip: Optional[str] = None\n");
+	fr_file(root, VENV_SITE "/torch/lib/libtorch_cuda.so", "ELF");
+	fr_file(root, VENV_SITE "/torch-2.11.0.dist-info/METADATA",
+		"Name: torch\nVersion: 2.11.0\nRequires-Dist: nvidia-cudnn-cu13==9.19.0.56; "
+		"platform_system == \"Linux\"\n");
+	fr_dir(root, VENV_SITE "/jax");
+	fr_dir(root, VENV_SITE "/jax-0.11.2.dist-info");
+	fr_dir(root, VENV_SITE "/jax_cuda13_plugin-0.11.2.dist-info");
+	fr_file(root, VENV_SITE "/nvidia/cu13/lib/libcublasLt.so.13", "ELF");
+	fr_file(root, VENV_SITE "/nvidia/cudnn/lib/libcudnn.so.9", "ELF");
+	fr_file(root, VENV_SITE "/nvidia/nccl/lib/libnccl.so.2", "ELF");
+	fr_file(root, "/proc/1/comm", "sleep\n");
+	fr_file(root, "/proc/276/comm", "nvidia\n");
+	fr_facts(root, "env PATH=/opt/torch/.venv/bin:/usr/local/nvidia/bin:/usr/local/cuda/bin:"
+		       "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/opt/gcc/bin\n"
+		       "env LD_LIBRARY_PATH=/usr/local/nvidia/lib64:/usr/local/nvidia/lib\n"
+		       "env LIBRARY_PATH=/usr/local/cuda/lib64/stubs\n"
+		       "env CUDA_HOME=/usr/local/cuda\n"
+		       "env HOME=/root\n"
+		       "env NVIDIA_VISIBLE_DEVICES=0,1\n"
+		       "env TORCH_CUDA_ARCH_LIST=9.0a\n"
+		       "uname machine x86_64\n");
+	return root;
+}
+
+static void h200_end_to_end(void)
+{
+	struct doctor_input *in = h200();
+	struct host_facts *h = &in->facts;
+	struct findings fs;
+	const struct finding *f;
+	char *root = h200_files();
+	int i;
+
+	fr_use(root);
+	/* what platform.c would put in the env facts */
+	str_copy(h->env.path, host_getenv("PATH"), sizeof(h->env.path));
+	str_copy(h->env.home, host_getenv("HOME"), sizeof(h->env.home));
+	libs_collect(&h->libs, &h->env);
+	toolkit_collect(&h->toolkit, &h->env);
+	python_collect(&h->python, &h->env);
+	procs_collect(&h->procs);
+	CHECK(h->libs.libcuda.n == 2 && h->libs.libnvml.n == 2);
+	CHECK_STR(h->python.v[0].nvidia_libdir, VENV_SITE "/nvidia/cu13/lib");
+	CHECK_STR(h->python.v[0].nvidia_nccl_dir, VENV_SITE "/nvidia/nccl/lib");
+	CHECK(h->procs.scanned && !h->procs.persistenced_pid);
+
+	run(in, &fs, check_libraries);
+	check_toolkit(in, &fs);
+	check_framework(in, &fs);
+	check_env(in, &fs);
+	CHECK(fs.n == 4);
+	for (i = 0; i < (int)fs.n; i++)
+		CHECK(fs.v[i].sev == SEV_OK);
+	f = find(&fs, "libraries.ok");
+	CHECK(f && summary_has(f, "libnvidia-ml 580.159.04 and libcuda 580.159.04 from "
+				  "/usr/local/nvidia/lib64 match the kernel module"));
+	f = find(&fs, "framework.ok");
+	CHECK(f && summary_has(f, "torch 2.11.0+cu130 (CUDA 13.0, sm_75-sm_120) in "
+				  "/opt/torch/.venv; jax 0.11.2 (CUDA 13) in /opt/torch/.venv"));
+	CHECK(summary_has(find(&fs, "toolkit.ok"), "CUDA toolkit 13.0 at /usr/local/cuda-13.0"));
+	CHECK(find(&fs, "env.ok") != NULL);
+	findings_free(&fs);
+	free(in);
+	fr_free(root);
+}
+
+int main(void)
+{
+	RUN(h200_end_to_end);
+	RUN(h200_is_clean);
+	RUN(row12_nvml_missing);
+	RUN(row12_cuda_missing_without_probe);
+	RUN(row13_stub_first);
+	RUN(row13_stub_for_unversioned_name);
+	RUN(row14_compat);
+	RUN(row7_version_mismatch);
+	RUN(row7_shadowed_by_ld_library_path);
+	RUN(libraries_not_compared_and_wsl);
+	RUN(row15_toolkit_newer_than_driver);
+	RUN(row18_toolkit_vs_framework);
+	RUN(row18_cuda_home_and_nvcc);
+	RUN(row16_cpu_only);
+	RUN(row15_driver_too_old);
+	RUN(row15_minor_version_compat);
+	RUN(row20_arch_unsupported);
+	RUN(row19_cudnn_shadowed);
+	RUN(framework_other_envs_and_unknowns);
+	RUN(row17_cuda_visible_devices);
+	RUN(row17_valid_and_unknown);
+	RUN(row17_nvidia_visible_devices);
+	RUN(row17_device_order);
+	RUN(row21_bad_cuda_vars);
+	RUN(catalog_entries);
+	return TEST_DONE();
+}
