@@ -38,7 +38,8 @@ const char *severity_name(enum severity s)
 	return s <= SEV_FAIL ? names[s] : "?";
 }
 
-static char *vformat(const char *fmt, va_list ap)
+/* printf-like, so the compiler checks callers' formats and accepts the va_list here */
+__attribute__((format(printf, 1, 0))) static char *vformat(const char *fmt, va_list ap)
 {
 	char *p = NULL;
 
