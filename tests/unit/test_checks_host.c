@@ -1326,6 +1326,13 @@ static void row31_container_with_a_subset(void)
 	CHECK(find("devices.missing") == NULL);
 	CHECK_FINDING("platform.container", SEV_INFO);
 	CHECK(worst_host() <= SEV_INFO);
+
+	/* a GPU node without nvidiactl: GPU access was given, badly; a node problem */
+	node("/dev/nvidiactl")->exists = false;
+	run_checks();
+	CHECK(find("platform.container_no_gpu") == NULL);
+	CHECK_FINDING("devices.missing", SEV_FAIL);
+	CHECK_STR(find("devices.missing")->summary, "/dev/nvidiactl is missing");
 }
 
 /* ---- rows 33 and 34: WSL ---- */
