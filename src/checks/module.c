@@ -499,8 +499,13 @@ static void check_not_loaded(const struct doctor_input *in, struct findings *out
 	struct finding *f;
 
 	if (!m->modules_read) {
-		f = finding_add(out, "module.unknown", SEV_WARN, -1,
-				"cannot tell whether the NVIDIA module is loaded");
+		/* with no GPU on the bus the question does not matter: the PCI layer says why */
+		bool no_gpu = h->pci.sysfs_read && h->pci.ngpus == 0;
+
+		f = finding_add(out, "module.unknown", no_gpu ? SEV_INFO : SEV_WARN, -1,
+				no_gpu ? "cannot tell whether the NVIDIA module is loaded (there is no "
+					 "NVIDIA GPU for it)"
+				       : "cannot tell whether the NVIDIA module is loaded");
 		finding_evidence(f, "/proc/driver/nvidia/version: absent");
 		finding_evidence(f, "/proc/modules: unreadable");
 		finding_fix(f, 0,

@@ -39,6 +39,12 @@ static void module_unknown(void)
 	run_checks();
 	CHECK_FINDING("module.unknown", SEV_WARN);
 	CHECK(find("module.not_loaded") == NULL);
+
+	/* no GPU on the bus (a kernel without module support, as on the dev VM): information */
+	in->facts.pci.n = in->facts.pci.ngpus = 0;
+	run_checks();
+	CHECK_FINDING("module.unknown", SEV_INFO);
+	CHECK_FINDING("pci.no_gpu", SEV_FAIL);
 }
 
 /* ---- row 3: no module for the running kernel ---- */
