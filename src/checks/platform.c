@@ -91,6 +91,10 @@ static void check_container_gpu(const struct doctor_input *in, struct findings *
 
 	if ((ctl && ctl->exists) || h->devnodes.ngpu_nodes > 0 || !host_gpu)
 		return;
+	/* /proc/modules is not namespaced: when the host itself has no module loaded, that is
+	 * the cause (the module layer says so, "on the host"), not the container's flags */
+	if (h->module.modules_read && !h->module.proc_version && !h->module.loaded_nvidia)
+		return;
 	f = finding_add(out, "platform.container_no_gpu", SEV_FAIL, -1,
 			"this %s container was started without GPU access", p->container_kind);
 	finding_evidence(f, "%s: %s container", container_marker(p), p->container_kind);

@@ -347,6 +347,17 @@ static void row31_container_without_gpu(void)
 		 sizeof(in->facts.platform.container_kind));
 	run_checks();
 	CHECK_CONTAINS(find("platform.container_no_gpu")->fix, "nvidia.com/gpu");
+
+	/* the host has no module loaded: that is the cause, reported by the module layer */
+	in->facts.module.proc_version = in->facts.module.loaded_nvidia = false;
+	in->facts.module.loaded_uvm = in->facts.module.uvm_in_proc_devices = false;
+	in->facts.module.version[0] = '\0';
+	run_checks();
+	CHECK(find("platform.container_no_gpu") == NULL);
+	CHECK_FINDING("module.not_loaded", SEV_FAIL);
+	CHECK_CONTAINS(find("module.not_loaded")->fix, "On the host: ");
+	CHECK(find("module.missing_for_kernel") == NULL);
+	CHECK_FINDING("devices.missing", SEV_FAIL);
 }
 
 static void row31_container_with_a_subset(void)
