@@ -275,9 +275,13 @@ static int module_signature(const char *release, const char *relpath)
 		return -1;
 	str_fmt(path, sizeof(path), "/lib/modules/%s/%s", release, relpath);
 	tail = read_tail(path, ml, &len);
-	if (!tail)
+	/* a real module is far longer than the marker: less means the file was not really
+	 * read (a replay's placeholder), which is unknown, not unsigned */
+	if (!tail || len < ml) {
+		free(tail);
 		return -1;
-	signed_rc = len >= ml && memcmp(tail + len - ml, SIG_MARKER, ml) == 0;
+	}
+	signed_rc = memcmp(tail + len - ml, SIG_MARKER, ml) == 0;
 	free(tail);
 	return signed_rc;
 }

@@ -153,6 +153,15 @@ static void signature_of_uncompressed_module(void)
 	CHECK(mf.running_has_module);
 	CHECK(mf.module_signed == 0);
 	fr_free(root);
+
+	/* an empty placeholder (as a replay may hold) is unknown, not unsigned */
+	root = fr_new();
+	fr_file(root, "/lib/modules/6.8.0-51-generic/modules.dep", "updates/dkms/nvidia.ko:\n");
+	fr_file(root, "/lib/modules/6.8.0-51-generic/updates/dkms/nvidia.ko", "");
+	collect(root, "6.8.0-51-generic", "");
+	CHECK(mf.running_has_module);
+	CHECK(mf.module_signed == -1);
+	fr_free(root);
 }
 
 /* Without modules.dep the usual folders are searched. */
