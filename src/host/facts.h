@@ -88,6 +88,9 @@ struct kernel_modfile {
 	bool has_nvidia; /* an nvidia.ko* for this kernel */
 	char path[256];	 /* where, relative to /lib/modules/<release> */
 	bool has_build;	 /* /lib/modules/<release>/build exists (headers for DKMS) */
+	/* added by the doctor-host work: /boot/vmlinuz-<release> or /lib/modules/<release>/vmlinuz
+	 * exists, so this is an installed kernel and not a folder left behind by a removed one */
+	bool has_image;
 };
 
 struct module_facts {
@@ -131,6 +134,9 @@ struct devnode {
 	bool exists;
 	struct host_stat st;
 	int access_rc; /* host_access(R_OK|W_OK): 0 or -errno */
+	/* added by the doctor-host work: the name of st.gid from /etc/group, "" unknown, so a
+	 * fix can say "usermod -aG video" */
+	char group[32];
 };
 
 struct devnode_facts {
@@ -163,6 +169,9 @@ struct kmsg_facts {
 	char uvm_hmm_line[256];	   /* nvidia-uvm request_free_mem_region err -34 */
 	char probe_not_called_line[256]; /* "NVIDIA probe routine was not called" */
 	char gsp_line[256];	   /* GSP firmware boot failure */
+	/* added by the doctor-host work: "... is not supported by the NVIDIA <ver> driver
+	 * release" (catalog row 9: a GPU too new or too old for the installed branch) */
+	char unsupported_line[256];
 };
 
 /* ---- libraries the loader would pick (libs.c) ---- */

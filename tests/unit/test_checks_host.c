@@ -1,0 +1,506 @@
+/*
+ * test_checks_host.c: the platform and device-node checks (checks/platform.c, devices.c) on
+ * hand-built inputs (hostcheck.h): the healthy negatives, the H200 sample as a fake root through
+ * the real collectors (no warning or failure allowed), and one test per catalog row detected
+ * (29, 30, 31, 33, 34). test_checks_pci.c and test_checks_module.c cover the layers between.
+ */
+#include "fakeroot.h"
+#include "hostcheck.h"
+
+/* ---- healthy machines ---- */
+
+static void healthy_bare_metal(void)
+{
+	const struct finding *f;
+	enum layer l;
+
+	healthy();
+	run_checks();
+	CHECK(worst_host() == SEV_OK);
+	for (l = LAYER_PLATFORM; l <= LAYER_DEVICES; l++)
+		CHECK(count_sev_layer(SEV_OK, l) == 1);
+	CHECK(fs.n == 4);
+	f = find("pci.ok");
+	CHECK_STR(f->summary, "2 NVIDIA GPUs (10de:2335) bound to nvidia");
+	f = find("module.ok");
+	CHECK_STR(f->summary, "nvidia 580.159.04 (open kernel module) loaded; nvidia_uvm loaded");
+	CHECK(evidence_has(f, "Secure Boot: off"));
+	f = find("devices.ok");
+	CHECK_STR(f->summary, "nvidiactl, 2 GPU nodes, nvidia-uvm present and read-write for this "
+			      "user");
+	f = find("platform.ok");
+	CHECK_STR(f->summary, "Ubuntu 24.04.3 LTS, kernel 6.8.0-51-generic, x86_64");
+	/* the summary line is first in its layer */
+	CHECK(strcmp(fs.v[0].def->id, "platform.ok") == 0);
+}
+
+/* The H200 sample (a Docker container in a Firecracker VM) as a fake root, through the real
+ * collectors: a clean, honest report. */
+static void h200_sample_fake_root(void)
+{
+	char *root = fr_new();
+	const char *gpu_dirs[] = {"/sys/devices/pci0000:00/0000:00:06.0",
+				  "/sys/devices/pci0000:00/0000:00:07.0"};
+	const unsigned char cfg[8] = {0xde, 0x10, 0x35, 0x23, 0x46, 0x05, 0x10, 0x00};
+	char path[256];
+	enum layer l;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		const char *bdf = gpu_dirs[i] + strlen("/sys/devices/pci0000:00/");
+		struct {
+			const char *name, *value;
+		} attrs[] = {
+			{"vendor", "0x10de\n"},
+			{"device", "0x2335\n"},
+			{"class", "0x030200\n"},
+			{"subsystem_vendor", "0x10de\n"},
+			{"subsystem_device", "0x18bf\n"},
+			{"current_link_speed", "32.0 GT/s PCIe\n"},
+			{"max_link_speed", "32.0 GT/s PCIe\n"},
+			{"current_link_width", "16\n"},
+			{"max_link_width", "16\n"},
+			{"numa_node", "-1\n"},
+			{"local_cpulist", "0-31\n"},
+			{"power/runtime_status", "active\n"},
+		};
+		size_t a;
+
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", bdf);
+		snprintf(path + 200, 56, "../../../devices/pci0000:00/%s", bdf);
+		fr_link(root, path, path + 200);
+		for (a = 0; a < sizeof(attrs) / sizeof(attrs[0]); a++) {
+			snprintf(path, sizeof(path), "%s/%s", gpu_dirs[i], attrs[a].name);
+			fr_file(root, path, attrs[a].value);
+		}
+		snprintf(path, sizeof(path), "%s/config", gpu_dirs[i]);
+		fr_bytes(root, path, cfg, sizeof(cfg));
+		snprintf(path, sizeof(path), "%s/driver", gpu_dirs[i]);
+		fr_link(root, path, "../../../bus/pci/drivers/nvidia");
+		snprintf(path, sizeof(path), "/proc/driver/nvidia/gpus/%s/information", bdf);
+		fr_file(root, path,
+			i == 0 ? "Model: \t\t NVIDIA H200\nIRQ:   \t\t 41\nGPU UUID: \t "
+				 "GPU-94c2b804-9965-e84c-8ddc-92edaaffde49\nVideo BIOS: \t "
+				 "96.00.a5.00.1a\nBus Type: \t PCIe\nDMA Size: \t 52 bits\nDMA Mask: "
+				 "\t 0xfffffffffffff\nBus Location: \t 0000:00:06.0\nDevice Minor: \t "
+				 "0\nGPU Firmware: \t 580.159.04\nGPU Excluded:\t No\n"
+			       : "Model: \t\t NVIDIA H200\nIRQ:   \t\t 41\nGPU UUID: \t "
+				 "GPU-78dab136-d5bd-de36-96a3-76356cd9be7d\nVideo BIOS: \t "
+				 "96.00.a5.00.1a\nBus Type: \t PCIe\nDMA Size: \t 52 bits\nDMA Mask: "
+				 "\t 0xfffffffffffff\nBus Location: \t 0000:00:07.0\nDevice Minor: \t "
+				 "1\nGPU Firmware: \t 580.159.04\nGPU Excluded:\t No\n");
+	}
+	fr_dir(root, "/sys/bus/pci/drivers/nvidia");
+	/* the virtio devices next to them */
+	for (i = 1; i <= 5; i++) {
+		char bdf[16], target[64];
+
+		snprintf(bdf, sizeof(bdf), "0000:00:0%d.0", i);
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", bdf);
+		snprintf(target, sizeof(target), "../../../devices/pci0000:00/%s", bdf);
+		fr_link(root, path, target);
+		snprintf(path, sizeof(path), "/sys/devices/pci0000:00/%s/vendor", bdf);
+		fr_file(root, path, "0x1af4\n");
+	}
+	fr_file(root, "/proc/driver/nvidia/version",
+		"NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release "
+		"Build  (nixbld@)  \nGCC version:  gcc version 15.3.0 (GCC) \n");
+	fr_file(root, "/sys/module/nvidia/version", "580.159.04\n");
+	fr_file(root, "/proc/modules", "nvidia_uvm 1830912 - - Live 0xffffffffc080c000 (O)\n"
+				       "nvidia 14299136 - - Live 0xffffffffc0400000 (O)\n");
+	fr_file(root, "/proc/devices",
+		"Character devices:\n  1 mem\n195 nvidia\n195 nvidiactl\n238 nvidia-uvm\n"
+		"239 nvidia-nvswitch\n240 nvidia-nvlink\n241 nvidia-caps\n\nBlock devices:\n"
+		"  7 loop\n");
+	fr_file(root, "/proc/driver/nvidia/params",
+		"ResmanDebugLevel: 4294967295\nRmLogonRC: 1\nModifyDeviceFiles: 1\n"
+		"DeviceFileUID: 0\nDeviceFileGID: 0\nDeviceFileMode: 438\n"
+		"EnableGpuFirmware: 18\nExcludedGpus: \"\"\n");
+	fr_file(root, "/proc/sys/kernel/osrelease", "6.18.44-fc-v657-gpu\n");
+	fr_file(root, "/proc/sys/kernel/dmesg_restrict", "1\n");
+	fr_file(root, "/proc/cmdline",
+		"mitigations=auto,no_guest_host,no_guest_guest console=ttyS0 quiet reboot=k panic=1 "
+		"pci=realloc=off driver_async_probe=mlx5_core -- --firecracker-init --addr "
+		"0.0.0.0:2024\n");
+	fr_file(root, "/proc/1/cgroup", "0::/process_api/core\n");
+	fr_file(root, "/proc/cpuinfo",
+		"processor\t: 0\nvendor_id\t: AuthenticAMD\nflags\t\t: fpu vme de pse tsc msr pae "
+		"hypervisor lahf_lm\n");
+	fr_file(root, "/etc/os-release",
+		"PRETTY_NAME=\"Ubuntu 24.04.3 LTS\"\nNAME=\"Ubuntu\"\nVERSION_ID=\"24.04\"\n"
+		"VERSION=\"24.04.3 LTS (Noble Numbat)\"\nVERSION_CODENAME=noble\nID=ubuntu\n"
+		"ID_LIKE=debian\n");
+	fr_file(root, "/.dockerenv", "");
+	fr_file(root, "/dev/kmsg",
+		"4,365,527997,-;nvidia: loading out-of-tree module taints kernel.\n"
+		"6,366,615779,-;nvidia-nvlink: Nvlink Core is being initialized, major device number "
+		"240\n"
+		"3,367,615790,-;NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  "
+		"Release Build  (nixbld@)  \n"
+		"4,368,1198430,c;NVRM: gpuClearFbhubPoisonIntrForBug2924523_GA100: FBHUB Interrupt "
+		"detected. Clearing it.\n"
+		"4,370,3926496,c;NVRM: Persistence mode is deprecated and will be removed in a future "
+		"release. Please use nvidia-persistenced instead.\n");
+	fr_file(root, "/dev/nvidiactl", "");
+	fr_file(root, "/dev/nvidia0", "");
+	fr_file(root, "/dev/nvidia1", "");
+	fr_file(root, "/dev/nvidia-uvm", "");
+	fr_file(root, "/dev/nvidia-uvm-tools", "");
+	fr_file(root, "/dev/nvidia-caps/nvidia-cap1", "");
+	fr_file(root, "/dev/nvidia-caps/nvidia-cap2", "");
+	fr_facts(root, "uname sysname Linux\nuname release 6.18.44-fc-v657-gpu\n"
+		       "uname machine x86_64\nid 0 0 0\n"
+		       "env NVIDIA_VISIBLE_DEVICES=0,1\nenv HOME=/root\n"
+		       "env PATH=/opt/torch/.venv/bin:/usr/local/nvidia/bin:/usr/local/cuda/bin:"
+		       "/usr/bin:/bin\n"
+		       "env LD_LIBRARY_PATH=/usr/local/nvidia/lib64:/usr/local/nvidia/lib\n"
+		       "node /dev/nvidiactl c 0666 0 0 195 255\n"
+		       "node /dev/nvidia0 c 0666 0 0 195 0\n"
+		       "node /dev/nvidia1 c 0666 0 0 195 1\n"
+		       "node /dev/nvidia-uvm c 0666 0 0 238 0\n"
+		       "node /dev/nvidia-uvm-tools c 0666 0 0 238 1\n"
+		       "node /dev/nvidia-caps/nvidia-cap1 c 0400 0 0 241 1\n"
+		       "node /dev/nvidia-caps/nvidia-cap2 c 0444 0 0 241 2\n");
+	fr_use(root);
+	findings_free(&fs);
+	memset(in, 0, sizeof(*in));
+	memset(gpus, 0, sizeof(gpus));
+	facts_collect(&in->facts);
+	/* what NVML and CUDA answered there (h200x2-skeleton.json) */
+	num_set(&in->sys.nvml_init, 0);
+	num_set(&in->sys.cuda_init, 0);
+	num_set(&in->sys.cuda_version, 13000);
+	in->sys.nvml_lib.attempted = in->sys.nvml_lib.loaded = true;
+	str_copy(in->sys.nvml_lib.path, "/usr/local/nvidia/lib64/libnvidia-ml.so.580.159.04",
+		 sizeof(in->sys.nvml_lib.path));
+	str_copy(in->sys.nvml_lib.version, "580.159.04", sizeof(in->sys.nvml_lib.version));
+	add_nvml_gpu(0, "00000000:00:06.0", 0, 9, 0);
+	add_nvml_gpu(1, "00000000:00:07.0", 1, 9, 0);
+	run_checks();
+	fr_free(root);
+
+	CHECK(in->facts.platform.container && in->facts.platform.vm && !in->facts.platform.wsl);
+	CHECK(in->facts.pci.ngpus == 2);
+	CHECK(in->facts.kmsg.read_rc == 0);
+	if (worst_host() > SEV_INFO)
+		dump();
+	CHECK(worst_host() <= SEV_INFO);
+	for (l = LAYER_PLATFORM; l <= LAYER_DEVICES; l++)
+		CHECK(count_sev_layer(SEV_OK, l) == 1);
+	CHECK_FINDING("platform.container", SEV_INFO);
+	CHECK_FINDING("platform.vm", SEV_INFO);
+	CHECK_FINDING("module.in_container", SEV_INFO);
+	CHECK(find("platform.kernel_log_restricted") == NULL);
+	CHECK(find("platform.os_unknown") == NULL);
+	CHECK_STR(find("pci.ok")->summary, "2 NVIDIA GPUs (10de:2335) bound to nvidia");
+	CHECK_STR(find("module.ok")->summary,
+		  "nvidia 580.159.04 (open kernel module) loaded; nvidia_uvm loaded");
+	CHECK(find("pci.link_gen") == NULL);
+}
+
+/* ---- row 29: the kernel log ---- */
+
+static void row29_kernel_log_restricted(void)
+{
+	healthy();
+	in->facts.kmsg.read_rc = -EPERM;
+	in->facts.kmsg.restricted = true;
+	in->facts.kmsg.dmesg_restrict = 1;
+	run_checks();
+	CHECK_FINDING("platform.kernel_log_restricted", SEV_INFO);
+	CHECK_CONTAINS(find("platform.kernel_log_restricted")->summary, "sudo gpuvet doctor");
+	CHECK(evidence_has(find("platform.kernel_log_restricted"), "dmesg_restrict: 1"));
+	CHECK(worst_host() <= SEV_INFO);
+
+	in->facts.kmsg.read_rc = -ENOENT;
+	in->facts.kmsg.restricted = false;
+	run_checks();
+	CHECK(find("platform.kernel_log_restricted") == NULL);
+	CHECK_FINDING("platform.kernel_log_unreadable", SEV_INFO);
+}
+
+/* ---- row 30: permissions ---- */
+
+static void row30_permission_denied(void)
+{
+	const struct finding *f;
+	struct devnode *n0, *n1;
+
+	healthy();
+	n0 = node("/dev/nvidia0");
+	n1 = node("/dev/nvidia1");
+	n0->st.mode = n1->st.mode = 0660;
+	n0->st.gid = n1->st.gid = 44;
+	str_copy(n0->group, "video", sizeof(n0->group));
+	str_copy(n1->group, "video", sizeof(n1->group));
+	n0->access_rc = n1->access_rc = -EACCES;
+	in->facts.module.param_dev_gid = 44;
+	in->facts.module.param_dev_mode = 0660;
+	run_checks();
+	CHECK_FINDING("devices.permission_denied", SEV_FAIL);
+	CHECK(count("devices.permission_denied") == 2);
+	f = find("devices.permission_denied");
+	CHECK(f->gpu == 0);
+	CHECK_STR(f->summary, "this user cannot open the GPU's device node (mode 0660, not in group "
+			      "video)");
+	CHECK_STR(fs.v[f - fs.v + 1].summary, f->summary);
+	CHECK(fs.v[f - fs.v + 1].gpu == 1);
+	CHECK(evidence_has(f, "/dev/nvidia0: uid 0, group video (44), mode 0660"));
+	CHECK(evidence_has(f, "DeviceFileMode=0660"));
+	CHECK_CONTAINS(f->fix, "sudo usermod -aG video $USER");
+	CHECK(find("devices.ok") == NULL);
+
+	/* a node of no group, mode 0600: restore the default */
+	healthy();
+	node("/dev/nvidiactl")->st.mode = 0600;
+	node("/dev/nvidiactl")->access_rc = -EACCES;
+	run_checks();
+	CHECK_FINDING("devices.permission_denied", SEV_FAIL);
+	CHECK(find("devices.permission_denied")->gpu == -1);
+	CHECK_CONTAINS(find("devices.permission_denied")->summary, "/dev/nvidiactl");
+	CHECK_CONTAINS(find("devices.permission_denied")->fix, "NVreg_DeviceFile");
+
+	/* MIG capability nodes are root-only by design */
+	healthy();
+	add_node("/dev/nvidia-caps/nvidia-cap1", 0400, 0, 241, 1);
+	node("/dev/nvidia-caps/nvidia-cap1")->access_rc = -EACCES;
+	run_checks();
+	CHECK(find("devices.permission_denied") == NULL);
+	CHECK(worst_host() <= SEV_INFO);
+}
+
+static void row30_missing_and_bad_nodes(void)
+{
+	healthy();
+	/* module loaded, NVML did not come up, no nodes at all */
+	in->facts.devnodes.n = 0;
+	in->facts.devnodes.ngpu_nodes = 0;
+	num_set(&in->sys.nvml_init, 999);
+	in->sys.ngpus = 0;
+	in->facts.module.param_modify_dev_files = 0;
+	run_checks();
+	CHECK_FINDING("devices.missing", SEV_FAIL);
+	CHECK_CONTAINS(find("devices.missing")->fix, "nvidia-modprobe");
+	CHECK(evidence_has(find("devices.missing"), "ModifyDeviceFiles=0"));
+
+	/* NVML made them when it ran: information */
+	healthy();
+	in->facts.devnodes.n = 0;
+	in->facts.devnodes.ngpu_nodes = 0;
+	run_checks();
+	CHECK(find("devices.missing") == NULL);
+	CHECK_FINDING("devices.created_on_demand", SEV_INFO);
+
+	/* one GPU's node missing */
+	healthy();
+	node("/dev/nvidia1")->exists = false;
+	in->facts.devnodes.ngpu_nodes = 1;
+	in->sys.ngpus = 1;
+	run_checks();
+	CHECK_FINDING("devices.missing", SEV_FAIL);
+	CHECK_STR(find("devices.missing")->summary, "/dev/nvidia1 is missing");
+
+	/* a regular file where a node should be */
+	healthy();
+	node("/dev/nvidia0")->st.type = 'f';
+	run_checks();
+	CHECK_FINDING("devices.not_char", SEV_FAIL);
+	CHECK(find("devices.not_char")->gpu == 0);
+}
+
+/* ---- row 31: a container without GPUs ---- */
+
+static void row31_container_without_gpu(void)
+{
+	const struct finding *f;
+
+	healthy();
+	in->facts.platform.container = true;
+	str_copy(in->facts.platform.container_kind, "docker",
+		 sizeof(in->facts.platform.container_kind));
+	in->facts.devnodes.n = 0;
+	in->facts.devnodes.ngpu_nodes = 0;
+	in->facts.module.nkernels = 0;
+	in->facts.module.running_has_module = false;
+	memset(&in->sys, 0, sizeof(in->sys));
+	run_checks();
+	CHECK_FINDING("platform.container_no_gpu", SEV_FAIL);
+	f = find("platform.container_no_gpu");
+	CHECK_STR(f->summary, "this docker container was started without GPU access");
+	CHECK(evidence_has(f, "2 NVIDIA GPUs on the host"));
+	CHECK_CONTAINS(f->fix, "--gpus all");
+	CHECK_CONTAINS(f->fix, "nvidia-ctk runtime configure");
+	CHECK(find("platform.ok") == NULL);
+	/* the missing nodes are its echo */
+	CHECK_FINDING("devices.missing", SEV_FAIL);
+	/* the module is the host's and loaded: fine */
+	CHECK_FINDING("module.ok", SEV_OK);
+	CHECK_FINDING("module.in_container", SEV_INFO);
+
+	in->facts.env.nvidia_visible_set = true;
+	str_copy(in->facts.env.nvidia_visible_devices, "void",
+		 sizeof(in->facts.env.nvidia_visible_devices));
+	run_checks();
+	CHECK_CONTAINS(find("platform.container_no_gpu")->fix, "NVIDIA_VISIBLE_DEVICES='void'");
+
+	str_copy(in->facts.platform.container_kind, "kubernetes",
+		 sizeof(in->facts.platform.container_kind));
+	run_checks();
+	CHECK_CONTAINS(find("platform.container_no_gpu")->fix, "nvidia.com/gpu");
+
+	/* the host has no module loaded: that is the cause, reported by the module layer */
+	in->facts.module.proc_version = in->facts.module.loaded_nvidia = false;
+	in->facts.module.loaded_uvm = in->facts.module.uvm_in_proc_devices = false;
+	in->facts.module.version[0] = '\0';
+	run_checks();
+	CHECK(find("platform.container_no_gpu") == NULL);
+	CHECK_FINDING("module.not_loaded", SEV_FAIL);
+	CHECK_CONTAINS(find("module.not_loaded")->fix, "On the host: ");
+	CHECK(find("module.missing_for_kernel") == NULL);
+	CHECK_FINDING("devices.missing", SEV_FAIL);
+}
+
+static void row31_container_with_a_subset(void)
+{
+	/* given one GPU of two: only its node exists, and that is right */
+	healthy();
+	in->facts.platform.container = true;
+	str_copy(in->facts.platform.container_kind, "docker",
+		 sizeof(in->facts.platform.container_kind));
+	node("/dev/nvidia1")->exists = false;
+	in->facts.devnodes.ngpu_nodes = 1;
+	in->sys.ngpus = 1;
+	in->facts.module.nkernels = 0;
+	in->facts.module.running_has_module = false;
+	run_checks();
+	CHECK(find("platform.container_no_gpu") == NULL);
+	CHECK(find("devices.missing") == NULL);
+	CHECK_FINDING("platform.container", SEV_INFO);
+	CHECK(worst_host() <= SEV_INFO);
+
+	/* a GPU node without nvidiactl: GPU access was given, badly; a node problem */
+	node("/dev/nvidiactl")->exists = false;
+	run_checks();
+	CHECK(find("platform.container_no_gpu") == NULL);
+	CHECK_FINDING("devices.missing", SEV_FAIL);
+	CHECK_STR(find("devices.missing")->summary, "/dev/nvidiactl is missing");
+}
+
+/* ---- rows 33 and 34: WSL ---- */
+
+static void row33_wsl_normal(void)
+{
+	enum layer l;
+
+	wsl();
+	run_checks();
+	CHECK(worst_host() <= SEV_INFO);
+	for (l = LAYER_PLATFORM; l <= LAYER_DEVICES; l++)
+		CHECK(count_sev_layer(SEV_OK, l) == 1);
+	CHECK_FINDING("platform.wsl", SEV_INFO);
+	CHECK(find("pci.no_gpu") == NULL);
+	CHECK(find("module.not_loaded") == NULL);
+	CHECK(find("devices.missing") == NULL);
+	CHECK(find("platform.vm") == NULL);
+	/* row 34: a note on memory */
+	CHECK_FINDING("platform.wsl_memory", SEV_INFO);
+	CHECK_CONTAINS(find("platform.wsl_memory")->summary, "140.4 GiB");
+}
+
+static void row33_wsl_faults(void)
+{
+	struct lib_candidate *c;
+
+	wsl();
+	c = &in->facts.libs.libcuda.v[in->facts.libs.libcuda.n++];
+	str_copy(c->path, "/usr/lib/x86_64-linux-gnu/libcuda.so.1", sizeof(c->path));
+	run_checks();
+	CHECK_FINDING("platform.wsl_linux_driver", SEV_FAIL);
+	CHECK(evidence_has(find("platform.wsl_linux_driver"), "/usr/lib/x86_64-linux-gnu/libcuda.so.1"));
+	CHECK_CONTAINS(find("platform.wsl_linux_driver")->fix, "apt-get remove --purge");
+
+	/* the Windows driver's copy first: fine; a DKMS leftover: a warning */
+	str_copy(c->path, "/usr/lib/wsl/lib/libcuda.so.1", sizeof(c->path));
+	c->wsl = true;
+	in->facts.module.ndkms = 1;
+	str_copy(in->facts.module.dkms_versions[0], "550.54.15", sizeof(in->facts.module.dkms_versions[0]));
+	run_checks();
+	CHECK_FINDING("platform.wsl_linux_driver", SEV_WARN);
+
+	wsl();
+	in->facts.devnodes.dxg = false;
+	run_checks();
+	CHECK_FINDING("platform.wsl_no_gpu", SEV_FAIL);
+	CHECK_CONTAINS(find("platform.wsl_no_gpu")->fix, "wsl --update");
+	CHECK_FINDING("devices.missing", SEV_FAIL);
+
+	wsl();
+	str_copy(in->facts.platform.un.release, "4.4.0-19041-Microsoft",
+		 sizeof(in->facts.platform.un.release));
+	run_checks();
+	CHECK_FINDING("platform.wsl1", SEV_FAIL);
+	CHECK_CONTAINS(find("platform.wsl1")->fix, "wsl --set-version");
+}
+
+/* ---- the platform's information lines ---- */
+
+static void platform_notes(void)
+{
+	healthy();
+	in->facts.platform.vm = true;
+	str_copy(in->facts.platform.hypervisor, "QEMU Standard PC (Q35 + ICH9, 2009)",
+		 sizeof(in->facts.platform.hypervisor));
+	in->facts.platform.pkg = PKG_UNKNOWN;
+	in->facts.platform.os_id[0] = in->facts.platform.os_pretty[0] = '\0';
+	run_checks();
+	CHECK_FINDING("platform.vm", SEV_INFO);
+	CHECK_CONTAINS(find("platform.vm")->summary, "QEMU");
+	CHECK_FINDING("platform.os_unknown", SEV_INFO);
+	CHECK_FINDING("platform.ok", SEV_OK);
+	CHECK_STR(find("platform.ok")->summary, "Linux, kernel 6.8.0-51-generic, x86_64");
+	CHECK(worst_host() <= SEV_INFO);
+}
+
+/* Every id a check emits is defined with its layer; ids follow "<layer>.<name>" except the
+ * gpu.* ids of the PCI layer. */
+static void catalog_entries(void)
+{
+	size_t n, i;
+	const struct finding_def *d = finding_defs(&n);
+	int mine = 0;
+
+	for (i = 0; i < n; i++) {
+		const char *id = d[i].id;
+		size_t j;
+
+		if (d[i].layer > LAYER_DEVICES)
+			continue;
+		mine++;
+		CHECK(str_starts(id, layer_name(d[i].layer)) || str_starts(id, "gpu."));
+		for (j = 0; d[i].title[j]; j++)
+			CHECK(d[i].title[j] < 'A' || d[i].title[j] > 'Z');
+	}
+	CHECK(mine >= 40);
+	CHECK(finding_def_find("module.not_loaded")->symptom);
+	CHECK(finding_def_find("devices.missing")->symptom);
+	CHECK(!finding_def_find("module.missing_for_kernel")->symptom);
+}
+
+int main(void)
+{
+	in = calloc(1, sizeof(*in));
+	RUN(healthy_bare_metal);
+	RUN(h200_sample_fake_root);
+	RUN(row29_kernel_log_restricted);
+	RUN(row30_permission_denied);
+	RUN(row30_missing_and_bad_nodes);
+	RUN(row31_container_without_gpu);
+	RUN(row31_container_with_a_subset);
+	RUN(row33_wsl_normal);
+	RUN(row33_wsl_faults);
+	RUN(platform_notes);
+	RUN(catalog_entries);
+	findings_free(&fs);
+	free(in);
+	return TEST_DONE();
+}
