@@ -69,7 +69,12 @@ static const struct finding *cause_below(const struct findings *fs, enum layer l
 	for (i = 0; i < fs->n; i++) {
 		const struct finding *f = &fs->v[i];
 
-		if (f->sev != SEV_FAIL || f->def->layer >= layer || f->cause)
+		/* a cause may sit in the same layer (module.missing_for_kernel under which
+		 * module.not_loaded is an echo), but a symptom is never the cause of another
+		 * symptom of its own layer */
+		if (f->sev != SEV_FAIL || f->def->layer > layer || f->cause)
+			continue;
+		if (f->def->layer == layer && f->def->symptom)
 			continue;
 		if (!best || f->def->layer < best->def->layer ||
 		    (f->def->layer == best->def->layer && best->def->symptom && !f->def->symptom))

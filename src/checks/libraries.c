@@ -205,7 +205,17 @@ static void check_missing(const struct doctor_input *in, struct findings *out, c
 			 in->facts.libs.ld_library_path[0] ? in->facts.libs.ld_library_path
 							   : "unset");
 	evidence_candidates(f, p->list);
-	if (pf->wsl)
+	if (p->c && pf->container)
+		finding_fix(f, 0,
+			    "The file is there but broken (see the dlopen error): the container runtime "
+			    "mounts it from the host, so repair the host's driver installation and "
+			    "restart the container.");
+	else if (p->c && !pf->wsl)
+		finding_fix(f, FIX_ROOT,
+			    "The file is there but broken or from another driver (see the dlopen error): "
+			    "reinstall the driver's compute libraries: `%s && sudo ldconfig`.",
+			    install_libs(in, cmd, sizeof(cmd)));
+	else if (pf->wsl)
 		finding_fix(f, 0,
 			    "This is WSL2: %s comes from the Windows driver in /usr/lib/wsl/lib. "
 			    "Update the NVIDIA driver on Windows, then run `wsl --shutdown` and "

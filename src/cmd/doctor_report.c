@@ -212,7 +212,7 @@ void report_human(FILE *f, const struct doctor_input *in, const struct findings 
 	struct groups g;
 	int width = o && o->width > 40 ? o->width : 100;
 	size_t i;
-	int nfail = 0, nwarn = 0, nok = 0, ninfo = 0;
+	int nfail = 0, nwarn = 0, nok = 0, ninfo = 0, necho = 0;
 	unsigned total = in->sys.ngpus ? in->sys.ngpus : (unsigned)in->facts.pci.ngpus;
 	enum severity worst = findings_worst(fs);
 
@@ -226,12 +226,16 @@ void report_human(FILE *f, const struct doctor_input *in, const struct findings 
 		char gpus[128];
 		struct strbuf line;
 
-		switch (x->sev) {
-		case SEV_FAIL: nfail++; break;
-		case SEV_WARN: nwarn++; break;
-		case SEV_OK: nok++; break;
-		default: ninfo++; break;
-		}
+		if (x->cause)
+			necho++;
+		else if (x->sev == SEV_FAIL)
+			nfail++;
+		else if (x->sev == SEV_WARN)
+			nwarn++;
+		else if (x->sev == SEV_OK)
+			nok++;
+		else
+			ninfo++;
 		gpu_set_text(gr, total, gpus, sizeof(gpus));
 		sb_init(&line);
 		if (gpus[0])
@@ -291,9 +295,10 @@ void report_human(FILE *f, const struct doctor_input *in, const struct findings 
 		}
 	}
 	fputc('\n', f);
-	fprintf(f, "%s%s%s: %d failure%s, %d warning%s, %d ok, %d info (exit %d) in %.2f s\n",
+	fprintf(f, "%s%s%s: %d failure%s, %d warning%s, %d echo%s, %d ok, %d info (exit %d) in %.2f s\n",
 		sev_color(worst), worst == SEV_FAIL ? "FAIL" : worst == SEV_WARN ? "WARN" : "OK",
-		c_reset(), nfail, nfail == 1 ? "" : "s", nwarn, nwarn == 1 ? "" : "s", nok, ninfo,
+		c_reset(), nfail, nfail == 1 ? "" : "s", nwarn, nwarn == 1 ? "" : "s", necho,
+		necho == 1 ? "" : "es", nok, ninfo,
 		worst == SEV_FAIL ? EXIT_FAIL : worst == SEV_WARN ? EXIT_WARN : EXIT_OK,
 		(double)(in->facts_ns + in->probe_ns) / 1e9);
 	groups_free(&g);

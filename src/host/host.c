@@ -310,9 +310,14 @@ static int resolve(const char *path, char *out, size_t n, bool follow_last)
 		str_fmt(full, sizeof(full), "%s/%s", done, comp);
 		join_root(real, sizeof(real), full);
 		if (lstat(real, &st) != 0) {
-			/* Keep the unresolved rest so the caller reports the whole path. */
+			int err = errno;
+
+			/* Keep the unresolved rest so the caller reports the whole path. A path
+			 * below a file does not exist either: ENOTDIR reads as ENOENT, so a replay
+			 * (where a listed name may be an empty placeholder file) answers as the
+			 * recorded machine did. */
 			str_fmt(out, n, "%s%s", full, todo);
-			return -errno;
+			return err == ENOTDIR ? -ENOENT : -err;
 		}
 		if (S_ISLNK(st.st_mode) && (todo[0] || follow_last)) {
 			char target[HOST_PATH_MAX];
@@ -423,6 +428,52 @@ char *host_read(const char *path, size_t max, size_t *len, int *err_out)
 		*len = have;
 	if (rec_active())
 		rec_file(resolved, buf, have);
+	return buf;
+}
+
+char *host_read_tail(const char *path, size_t max, size_t *len, int *err_out)
+{
+	char resolved[HOST_PATH_MAX], real[HOST_PATH_MAX * 2];
+	const struct fact_error *fe;
+	struct stat st;
+	char *buf;
+	ssize_t r;
+	off_t from = 0;
+	int fd, rc;
+
+	if (err_out)
+		*err_out = 0;
+	if (len)
+		*len = 0;
+	rc = locate(path, resolved, sizeof(resolved), real, sizeof(real), true);
+	if (rc == 0 && root_dir[0] && (fe = fact_error_for(resolved)) != NULL)
+		rc = -fe->errnum;
+	if (rc == 0 && (fd = open(real, O_RDONLY | O_CLOEXEC)) < 0)
+		rc = -errno;
+	if (rc != 0) {
+		if (rec_active())
+			rec_error(resolved, -rc);
+		if (err_out)
+			*err_out = rc;
+		return NULL;
+	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > max)
+		from = st.st_size - (off_t)max;
+	buf = xmalloc(max + 1);
+	r = pread(fd, buf, max, from);
+	close(fd);
+	if (r < 0) {
+		rc = -errno;
+		free(buf);
+		if (err_out)
+			*err_out = rc;
+		return NULL;
+	}
+	buf[r] = '\0';
+	if (len)
+		*len = (size_t)r;
+	if (rec_active())
+		rec_file(resolved, buf, (size_t)r);
 	return buf;
 }
 
@@ -576,6 +627,8 @@ int host_stat(const char *path, struct host_stat *out)
 			rc = -fe->errnum;
 		else if ((fn = fact_node_for(resolved)) != NULL) {
 			*out = fn->st;
+			if (rec_active())
+				rec_stat(resolved, out);
 			return 0;
 		}
 	}
@@ -714,6 +767,8 @@ static bool kmsg_interesting(const char *msg)
 		"NVRM",	    "nvidia",  "Xid",	   "nouveau",	"NVIDIA",	"module verification",
 		"Key was rejected", "Lockdown", "fallen off the bus", "AER", "PCIe Bus Error",
 		"secureboot", "Secure boot", "nvlink", "nvswitch", "SXid",
+		/* "Loading of module with unavailable key is rejected" names no module */
+		"is rejected",
 	};
 	size_t i;
 

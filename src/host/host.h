@@ -32,6 +32,9 @@ bool host_is_fake(void);
 /* Read a whole file of at most max bytes; returns a NUL-terminated heap buffer (caller frees)
  * or NULL with *err_out set to a negative errno. len may be NULL. */
 char *host_read(const char *path, size_t max, size_t *len, int *err_out);
+/* The last `max` bytes of a file (all of it when smaller): the tail of a large module file or
+ * log. A recording keeps only that tail, which reads back the same in a replay. */
+char *host_read_tail(const char *path, size_t max, size_t *len, int *err_out);
 /* First line of a file, trimmed, into buf. */
 int host_read_line(const char *path, char *buf, size_t n);
 /* Parse a file holding one integer (decimal or 0x hex). */

@@ -23,42 +23,15 @@
 #define SIG_MARKER "~Module signature appended~\n"
 #define LOG_TAIL_BYTES (256 * 1024)
 
-/*
- * The last `want` bytes of a file (the whole file when it is smaller). host.h reads only from
- * the start, and reading a 60 MB nvidia.ko or a year of apt history for its tail would be
- * wasteful, so a large file's tail is read directly from its root-resolved path. Such reads
- * are not captured by `gpuvet record`; in a replay they come back as unknown, which is what
- * the facts then say. Caller frees.
- */
+/* The last `want` bytes of a file (all of it when smaller); caller frees. */
 static char *read_tail(const char *path, size_t want, size_t *len)
 {
 	struct host_stat st;
-	char resolved[4096], real[8192];
-	char *buf;
-	ssize_t r;
-	int fd;
 
 	*len = 0;
-	if (host_stat(path, &st) != 0 || st.type != 'f' || host_access(path, R_OK) != 0)
+	if (host_stat(path, &st) != 0 || st.type != 'f')
 		return NULL;
-	if (st.size >= 0 && (uint64_t)st.size <= want)
-		return host_read(path, want, len, NULL);
-	if (host_realpath(path, resolved, sizeof(resolved)) != 0)
-		return NULL;
-	str_fmt(real, sizeof(real), "%s%s", host_root(), resolved);
-	fd = open(real, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	buf = xmalloc(want + 1);
-	r = pread(fd, buf, want, (off_t)(st.size - (int64_t)want));
-	close(fd);
-	if (r < 0) {
-		free(buf);
-		return NULL;
-	}
-	buf[r] = '\0';
-	*len = (size_t)r;
-	return buf;
+	return host_read_tail(path, want, len, NULL);
 }
 
 /* A dotted version token such as "580.159.04". */

@@ -53,7 +53,7 @@ bad "bad name in folder" '{"gpuvet_recording": 1, "files": {"/d": {"dir": ["../x
 printf '{"gpuvet_recording": 1}' >"$TMP/min.json"
 expect_exit "minimal recording: status" 5 "$GPUVET" --replay "$TMP/min.json" status
 expect_grep "minimal recording: NVML not found" "cannot load NVML" "$TMP/err"
-expect_exit "minimal recording: doctor runs" 0 "$GPUVET" --replay "$TMP/min.json" doctor
+expect_exit "minimal recording: doctor says what is missing" 2 "$GPUVET" --replay "$TMP/min.json" doctor
 
 # derived scenarios: null deletes, numeric keys patch one array element, replicate_gpus
 cat >"$TMP/eight.json" <<EOS
@@ -72,3 +72,11 @@ cat >"$TMP/del.json" <<EOS
 EOS
 expect_exit "deleted answer: status" 0 "$GPUVET" --replay "$TMP/del.json" status --json
 expect_jq "deleted answer reads as not supported" '(.gpus[1] | has("temp_c") | not) and (.gpus[0].temp_c > 0)' "$TMP/out"
+
+# replaying the committed recording reproduces the findings doctor gave live on that machine
+"$GPUVET" --replay "$BASE" doctor --json >"$TMP/replayed.json"
+sel='[.findings[] | {id, severity, gpus}] | sort_by(.id, (.gpus | tostring))'
+jq -c "$sel" "$SCEN/h200x2.doctor.json" >"$TMP/live.sel"
+jq -c "$sel" "$TMP/replayed.json" >"$TMP/replay.sel"
+if cmp -s "$TMP/live.sel" "$TMP/replay.sel"; then pass "replay reproduces the live H200 findings"; else
+	fail "replay reproduces the live H200 findings" "$(diff "$TMP/live.sel" "$TMP/replay.sel" | head -4)"; fi

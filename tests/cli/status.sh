@@ -5,13 +5,13 @@ BASE="$SCEN/h200x2.json"
 expect_exit "status" 0 "$GPUVET" --replay "$BASE" status
 expect_grep "status lists GPU 0" '^ +0 NVIDIA H200 +0000:00:06\.0' "$TMP/out"
 expect_grep "status lists GPU 1" '^ +1 NVIDIA H200 +0000:00:07\.0' "$TMP/out"
-expect_grep "status shows the temperature margin" '32C/55C' "$TMP/out"
-expect_grep "status shows power against the limit" '79/700W' "$TMP/out"
+expect_grep "status shows the temperature margin" '40C/47C' "$TMP/out"
+expect_grep "status shows power against the limit" '81/700W' "$TMP/out"
 expect_grep "status shows PCIe gen and width" ' 5x16 ' "$TMP/out"
 expect_grep "status shows the clock-event reasons" 'idle$' "$TMP/out"
 expect_exit "status --json" 0 "$GPUVET" --replay "$BASE" status --json
 expect_jq "json: driver" '.driver_version == "580.159.04"' "$TMP/out"
-expect_jq "json: units in keys" '.gpus[0].power_mw == 78922 and .gpus[0].mem_total_bytes == 150754820096' "$TMP/out"
+expect_jq "json: units in keys" '.gpus[0].power_mw == 81278 and .gpus[0].mem_total_bytes == 150754820096' "$TMP/out"
 expect_jq "json: not supported is absent, not 0" '.gpus[0] | has("fan_pct") | not' "$TMP/out"
 expect_jq "json: reasons in words" '.gpus[0].clock_event_reasons == ["idle"]' "$TMP/out"
 expect_exit "status -i 1" 0 "$GPUVET" --replay "$BASE" status -i 1 --json
@@ -27,13 +27,13 @@ expect_grep "-i out of range message" "no GPU matches '7'" "$TMP/err"
 expect_exit "query csv" 0 "$GPUVET" --replay "$BASE" status --query=index,name,pci.bus_id,memory.total,power.draw,utilization.gpu,clocks.current.sm,fan.speed,pstate,ecc.mode.current,clocks_throttle_reasons.gpu_idle --format=csv
 cat >"$TMP/want" <<EOW
 index, name, pci.bus_id, memory.total [MiB], power.draw [W], utilization.gpu [%], clocks.current.sm [MHz], fan.speed [%], pstate, ecc.mode.current, clocks_throttle_reasons.gpu_idle
-0, NVIDIA H200, 00000000:00:06.0, 143771 MiB, 78.92 W, 0 %, 345 MHz, [N/A], P0, Enabled, Active
-1, NVIDIA H200, 00000000:00:07.0, 143771 MiB, 78.30 W, 0 %, 345 MHz, [N/A], P0, Enabled, Active
+0, NVIDIA H200, 00000000:00:06.0, 143771 MiB, 81.28 W, 0 %, 345 MHz, [N/A], P0, Enabled, Active
+1, NVIDIA H200, 00000000:00:07.0, 143771 MiB, 78.49 W, 0 %, 345 MHz, [N/A], P0, Enabled, Active
 EOW
 if diff -u "$TMP/want" "$TMP/out" >"$TMP/diff"; then pass "query csv matches nvidia-smi's format"; else
 	fail "query csv matches nvidia-smi's format" "$(head -c 600 "$TMP/diff")"; fi
 expect_exit "query noheader,nounits" 0 "$GPUVET" --replay "$BASE" status --query-gpu=memory.used,temperature.gpu --format=csv,noheader,nounits
-printf '0, 32\n0, 33\n' >"$TMP/want"
+printf '0, 40\n0, 39\n' >"$TMP/want"
 if diff -u "$TMP/want" "$TMP/out" >/dev/null; then pass "query noheader,nounits"; else fail "query noheader,nounits" "$(cat "$TMP/out")"; fi
 expect_exit "query unknown field" 4 "$GPUVET" --replay "$BASE" status --query bogus.field
 expect_grep "query unknown field message" "unknown field 'bogus.field'" "$TMP/err"
