@@ -76,7 +76,8 @@ static int run_doctor(int argc, char **argv)
 		free(in);
 		return cmd_usage_error(&cmd_doctor, "unexpected argument '%s'", argv[optind]);
 	}
-	if (doctor_collect(in, PROBE_NVML | PROBE_STATIC | PROBE_SAMPLE | PROBE_PROCS | PROBE_CUDA,
+	if (doctor_collect(in, PROBE_NVML | PROBE_STATIC | PROBE_STATIC_SLOW | PROBE_SAMPLE |
+				   PROBE_PROCS | PROBE_CUDA,
 			   &e) != 0) {
 		free(in);
 		return cmd_report_error(&e);

@@ -432,9 +432,11 @@ static int run_status(int argc, char **argv)
 				else if (strcmp(tok, "nounits") == 0)
 					o.nounits = true;
 				else {
+					int rc = cmd_usage_error(&cmd_status,
+								 "unknown --format option '%s'", tok);
+
 					free(copy);
-					return cmd_usage_error(&cmd_status, "unknown --format option '%s'",
-							       tok);
+					return rc;
 				}
 			}
 			free(copy);
@@ -449,7 +451,11 @@ static int run_status(int argc, char **argv)
 		return cmd_usage_error(&cmd_status, "unexpected argument '%s'", argv[optind]);
 	if ((o.csv || o.noheader || o.nounits) && !o.query)
 		return cmd_usage_error(&cmd_status, "--format needs --query");
-	if (probe_run(&sys, PROBE_NVML | PROBE_STATIC | PROBE_SAMPLE, &e) != 0) {
+	/* the table needs only the brief static facts; JSON and --query show every field */
+	if (probe_run(&sys,
+		      o.json || o.query ? PROBE_NVML | PROBE_STATIC | PROBE_SAMPLE
+					: PROBE_NVML | PROBE_BRIEF | PROBE_FAST | PROBE_ECC,
+		      &e) != 0) {
 		if (sys.hung) {
 			/* the driver is unavailable, and the stuck call may never return */
 			e.code = EXIT_UNAVAILABLE;

@@ -10,6 +10,7 @@
 #include "probe.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,7 +145,9 @@ static void cpulist_from_mask(const unsigned long *mask, size_t words, char *out
 	}
 }
 
-static void read_static(struct probe *p, struct gpu *g, nvml_dev h)
+/* Static facts of one GPU: the brief set always (what `status` shows), the rest with
+ * PROBE_STATIC, and the slow queries with PROBE_STATIC_SLOW. */
+static void read_static(struct probe *p, struct gpu *g, nvml_dev h, unsigned flags)
 {
 	struct gpu_static *st = &g->st;
 	int gi = (int)g->index;
@@ -175,11 +178,6 @@ static void read_static(struct probe *p, struct gpu *g, nvml_dev h)
 	}
 	read_memory(p, g, h, &g->s, &st->mem_total_bytes);
 	TEXT(uuid, "nvmlDeviceGetUUID", DeviceGetUUID);
-	TEXT(serial, "nvmlDeviceGetSerial", DeviceGetSerial);
-	TEXT(board_part, "nvmlDeviceGetBoardPartNumber", DeviceGetBoardPartNumber);
-	TEXT(vbios, "nvmlDeviceGetVbiosVersion", DeviceGetVbiosVersion);
-	TEXT(inforom_image, "nvmlDeviceGetInforomImageVersion", DeviceGetInforomImageVersion);
-
 	memset(&pci, 0, sizeof(pci));
 	rc = NV(p, gi, "nvmlDeviceGetPciInfo", DeviceGetPciInfo, h, &pci);
 	if (rc == NVML_SUCCESS)
@@ -200,6 +198,30 @@ static void read_static(struct probe *p, struct gpu *g, nvml_dev h)
 		str_copy(st->bus_id.s, pci.bus_id, sizeof(st->bus_id.s));
 	}
 
+
+	U32(power_enforced_mw, "nvmlDeviceGetEnforcedPowerLimit", DeviceGetEnforcedPowerLimit);
+
+	U32(pcie_gen_max, "nvmlDeviceGetMaxPcieLinkGeneration", DeviceGetMaxPcieLinkGeneration);
+	U32(pcie_width_max, "nvmlDeviceGetMaxPcieLinkWidth", DeviceGetMaxPcieLinkWidth);
+	i1 = i2 = 0;
+	rc = NV(p, gi, "nvmlDeviceGetEccMode", DeviceGetEccMode, h, &i1, &i2);
+	if (rc != NVML_ERROR_FUNCTION_NOT_FOUND)
+		rec_call("nvml", gi, "nvmlDeviceGetEccMode", rc, rc ? "" : "ii", (int64_t)i1,
+			 (int64_t)i2);
+	nv_state(&st->ecc_current, "nvmlDeviceGetEccMode", rc);
+	nv_state(&st->ecc_pending, "nvmlDeviceGetEccMode", rc);
+	st->ecc_current.v = i1;
+	st->ecc_pending.v = i2;
+
+	if (!(flags & PROBE_STATIC))
+		goto slow;
+	TEXT(serial, "nvmlDeviceGetSerial", DeviceGetSerial);
+	TEXT(board_part, "nvmlDeviceGetBoardPartNumber", DeviceGetBoardPartNumber);
+	TEXT(vbios, "nvmlDeviceGetVbiosVersion", DeviceGetVbiosVersion);
+	TEXT(inforom_image, "nvmlDeviceGetInforomImageVersion", DeviceGetInforomImageVersion);
+
+	U32(pcie_gen_max_gpu, "nvmlDeviceGetGpuMaxPcieLinkGeneration",
+	    DeviceGetGpuMaxPcieLinkGeneration);
 	i1 = 0;
 	rc = NV(p, gi, "nvmlDeviceGetBrand", DeviceGetBrand, h, &i1);
 	nv_num(g, &st->brand, "nvmlDeviceGetBrand", rc, i1);
@@ -236,25 +258,9 @@ static void read_static(struct probe *p, struct gpu *g, nvml_dev h)
 	U32(power_default_mw, "nvmlDeviceGetPowerManagementDefaultLimit",
 	    DeviceGetPowerManagementDefaultLimit);
 	U32(power_limit_mw, "nvmlDeviceGetPowerManagementLimit", DeviceGetPowerManagementLimit);
-	U32(power_enforced_mw, "nvmlDeviceGetEnforcedPowerLimit", DeviceGetEnforcedPowerLimit);
-
-	U32(pcie_gen_max, "nvmlDeviceGetMaxPcieLinkGeneration", DeviceGetMaxPcieLinkGeneration);
-	U32(pcie_gen_max_gpu, "nvmlDeviceGetGpuMaxPcieLinkGeneration",
-	    DeviceGetGpuMaxPcieLinkGeneration);
-	U32(pcie_width_max, "nvmlDeviceGetMaxPcieLinkWidth", DeviceGetMaxPcieLinkWidth);
 	U32(mem_bus_width_bits, "nvmlDeviceGetMemoryBusWidth", DeviceGetMemoryBusWidth);
 	U32(multi_gpu_board, "nvmlDeviceGetMultiGpuBoard", DeviceGetMultiGpuBoard);
 	U32(cores, "nvmlDeviceGetNumGpuCores", DeviceGetNumGpuCores);
-
-	i1 = i2 = 0;
-	rc = NV(p, gi, "nvmlDeviceGetEccMode", DeviceGetEccMode, h, &i1, &i2);
-	if (rc != NVML_ERROR_FUNCTION_NOT_FOUND)
-		rec_call("nvml", gi, "nvmlDeviceGetEccMode", rc, rc ? "" : "ii", (int64_t)i1,
-			 (int64_t)i2);
-	nv_state(&st->ecc_current, "nvmlDeviceGetEccMode", rc);
-	nv_state(&st->ecc_pending, "nvmlDeviceGetEccMode", rc);
-	st->ecc_current.v = i1;
-	st->ecc_pending.v = i2;
 
 	u = u2 = 0;
 	rc = NV(p, gi, "nvmlDeviceGetMigMode", DeviceGetMigMode, h, &u, &u2);
@@ -294,44 +300,6 @@ static void read_static(struct probe *p, struct gpu *g, nvml_dev h)
 	rc = NV(p, gi, "nvmlDeviceGetComputeMode", DeviceGetComputeMode, h, &i1);
 	nv_num(g, &st->compute_mode, "nvmlDeviceGetComputeMode", rc, i1);
 	U32(numa_node, "nvmlDeviceGetNumaNodeId", DeviceGetNumaNodeId);
-	{
-		unsigned long mask[16];
-		size_t i;
-
-		memset(mask, 0, sizeof(mask));
-		rc = NV(p, gi, "nvmlDeviceGetCpuAffinity", DeviceGetCpuAffinity, h, 16, mask);
-		if (rc != NVML_ERROR_FUNCTION_NOT_FOUND) {
-			int64_t words[16];
-
-			for (i = 0; i < 16; i++)
-				words[i] = (int64_t)mask[i];
-			rec_call_rows("nvml", gi, "nvmlDeviceGetCpuAffinity", rc, "i",
-				      rc ? 0 : 16, words);
-		}
-		st->cpu_affinity.call = "nvmlDeviceGetCpuAffinity";
-		st->cpu_affinity.rc = rc;
-		st->cpu_affinity.lib = LIB_NVML;
-		if (rc == NVML_SUCCESS) {
-			cpulist_from_mask(mask, 16, st->cpu_affinity.s, sizeof(st->cpu_affinity.s));
-			st->cpu_affinity.st = VAL_OK;
-		} else {
-			st->cpu_affinity.st = rc == NVML_ERROR_NOT_SUPPORTED ||
-						      rc == NVML_ERROR_FUNCTION_NOT_FOUND
-						      ? VAL_NA
-						      : VAL_ERR;
-		}
-	}
-
-	rc = NV(p, gi, "nvmlDeviceValidateInforom", DeviceValidateInforom, h);
-	if (rc == NVML_ERROR_CORRUPTED_INFOROM) {
-		rec_call("nvml", gi, "nvmlDeviceValidateInforom", rc, "");
-		st->inforom_valid.call = "nvmlDeviceValidateInforom";
-		st->inforom_valid.lib = LIB_NVML;
-		num_set(&st->inforom_valid, 0);
-	} else {
-		nv_num(g, &st->inforom_valid, "nvmlDeviceValidateInforom", rc, 1);
-	}
-
 	U32(temp_shutdown_c, "nvmlDeviceGetTemperatureThreshold(0)", DeviceGetTemperatureThreshold,
 	    NVML_TEMPERATURE_THRESHOLD_SHUTDOWN);
 	U32(temp_slowdown_c, "nvmlDeviceGetTemperatureThreshold(1)", DeviceGetTemperatureThreshold,
@@ -379,6 +347,48 @@ static void read_static(struct probe *p, struct gpu *g, nvml_dev h)
 		}
 		nv_state(&st->nvlink_count, "nvmlDeviceGetNvLinkState", any_ok ? 0 : last_rc);
 		st->nvlink_count.v = active;
+	}
+slow:
+	if (flags & PROBE_STATIC_SLOW) {
+		/* 20 ms and 70 ms per GPU on the H200s: doctor and topo only */
+		{
+			unsigned long mask[16];
+			size_t i;
+
+			memset(mask, 0, sizeof(mask));
+			rc = NV(p, gi, "nvmlDeviceGetCpuAffinity", DeviceGetCpuAffinity, h, 16, mask);
+			if (rc != NVML_ERROR_FUNCTION_NOT_FOUND) {
+				int64_t words[16];
+
+				for (i = 0; i < 16; i++)
+					words[i] = (int64_t)mask[i];
+				rec_call_rows("nvml", gi, "nvmlDeviceGetCpuAffinity", rc, "i",
+					      rc ? 0 : 16, words);
+			}
+			st->cpu_affinity.call = "nvmlDeviceGetCpuAffinity";
+			st->cpu_affinity.rc = rc;
+			st->cpu_affinity.lib = LIB_NVML;
+			if (rc == NVML_SUCCESS) {
+				cpulist_from_mask(mask, 16, st->cpu_affinity.s, sizeof(st->cpu_affinity.s));
+				st->cpu_affinity.st = VAL_OK;
+			} else {
+				st->cpu_affinity.st = rc == NVML_ERROR_NOT_SUPPORTED ||
+							      rc == NVML_ERROR_FUNCTION_NOT_FOUND
+							      ? VAL_NA
+							      : VAL_ERR;
+			}
+		}
+
+		rc = NV(p, gi, "nvmlDeviceValidateInforom", DeviceValidateInforom, h);
+		if (rc == NVML_ERROR_CORRUPTED_INFOROM) {
+			rec_call("nvml", gi, "nvmlDeviceValidateInforom", rc, "");
+			st->inforom_valid.call = "nvmlDeviceValidateInforom";
+			st->inforom_valid.lib = LIB_NVML;
+			num_set(&st->inforom_valid, 0);
+		} else {
+			nv_num(g, &st->inforom_valid, "nvmlDeviceValidateInforom", rc, 1);
+		}
+
 	}
 	cur_sample = NULL;
 #undef TEXT
@@ -644,6 +654,9 @@ static void read_sample(struct probe *p, const struct gpu *g, nvml_dev h, unsign
 		U32(pcie_gen, "nvmlDeviceGetCurrPcieLinkGeneration", DeviceGetCurrPcieLinkGeneration);
 		U32(pcie_width, "nvmlDeviceGetCurrPcieLinkWidth", DeviceGetCurrPcieLinkWidth);
 	}
+	if ((flags & PROBE_ECC) && !(flags & PROBE_HEALTH))
+		ULL(ecc_vol_uncorrected, "nvmlDeviceGetTotalEccErrors(1,0)", DeviceGetTotalEccErrors,
+		    NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC);
 	if (flags & PROBE_HEALTH) {
 		static const unsigned health_ids[] = {
 			NVML_FI_DEV_GET_GPU_RECOVERY_ACTION,
@@ -749,6 +762,91 @@ static void read_sample(struct probe *p, const struct gpu *g, nvml_dev h, unsign
 #undef ULL
 }
 
+/* ---- one task per GPU ----------------------------------------------------------------------
+ *
+ * On the H200s most NVML calls cost 0.5-4 ms the first time (a round trip to the GPU's
+ * firmware), nvmlDeviceGetHandleByIndex 7 ms and nvmlDeviceValidateInforom 70 ms: a one-shot
+ * command runs one thread per GPU, each attached to the caller's watchdog, so the time is
+ * that of the slowest GPU rather than the sum.
+ */
+
+typedef void (*gpu_fn)(struct probe *p, struct gpu_system *sys, unsigned i, unsigned flags);
+
+struct gpu_task {
+	struct probe *p;
+	struct gpu_system *sys;
+	unsigned index, flags;
+	gpu_fn fn;
+	struct watch *w;
+};
+
+static void *gpu_task_run(void *arg)
+{
+	struct gpu_task *t = arg;
+
+	watchdog_attach(t->w);
+	t->fn(t->p, t->sys, t->index, t->flags);
+	watchdog_detach();
+	return NULL;
+}
+
+static void for_each_gpu(struct probe *p, struct gpu_system *sys, unsigned flags, gpu_fn fn,
+			 bool parallel)
+{
+	struct gpu_task *tasks;
+	pthread_t *tids;
+	bool *started;
+	unsigned i;
+
+	if (!parallel || sys->ngpus < 2) {
+		for (i = 0; i < sys->ngpus; i++)
+			fn(p, sys, i, flags);
+		return;
+	}
+	tasks = xcalloc(sys->ngpus, sizeof(*tasks));
+	tids = xcalloc(sys->ngpus, sizeof(*tids));
+	started = xcalloc(sys->ngpus, sizeof(*started));
+	for (i = 0; i < sys->ngpus; i++) {
+		tasks[i] = (struct gpu_task){p, sys, i, flags, fn, watchdog_self()};
+		started[i] = pthread_create(&tids[i], NULL, gpu_task_run, &tasks[i]) == 0;
+		if (!started[i])
+			fn(p, sys, i, flags);
+	}
+	for (i = 0; i < sys->ngpus; i++)
+		if (started[i])
+			pthread_join(tids[i], NULL);
+	free(started);
+	free(tids);
+	free(tasks);
+}
+
+static void open_gpu(struct probe *p, struct gpu_system *sys, unsigned i, unsigned flags)
+{
+	struct gpu *g = &sys->gpus[i];
+	int rc;
+
+	rc = NV(p, (int)i, "nvmlDeviceGetHandleByIndex", DeviceGetHandleByIndex, i, &p->handles[i]);
+	rec_call("nvml", (int)i, "nvmlDeviceGetHandleByIndex", rc, "");
+	if (rc != NVML_SUCCESS) {
+		p->handles[i] = NULL;
+		g->st.name.st = VAL_ERR;
+		g->st.name.rc = rc;
+		g->st.name.call = "nvmlDeviceGetHandleByIndex";
+		g->st.name.lib = LIB_NVML;
+		if (rc == NVML_ERROR_GPU_IS_LOST)
+			g->s.lost = true;
+		return;
+	}
+	if (flags & (PROBE_STATIC | PROBE_BRIEF))
+		read_static(p, g, p->handles[i], flags);
+}
+
+static void sample_gpu(struct probe *p, struct gpu_system *sys, unsigned i, unsigned flags)
+{
+	if (i < p->nhandles && p->handles[i])
+		read_sample(p, &sys->gpus[i], p->handles[i], flags, &sys->gpus[i].s);
+}
+
 /* ---- NVML session --------------------------------------------------------------------------- */
 
 static int nvml_open(struct probe *p, struct gpu_system *sys, unsigned flags, struct err *e)
@@ -807,26 +905,9 @@ static int nvml_open(struct probe *p, struct gpu_system *sys, unsigned flags, st
 	p->handles = xcalloc(count ? count : 1, sizeof(*p->handles));
 	sys->ngpus = count;
 	p->nhandles = count;
-	for (i = 0; i < count; i++) {
-		struct gpu *g = &sys->gpus[i];
-
-		g->index = i;
-		rc = NV(p, (int)i, "nvmlDeviceGetHandleByIndex", DeviceGetHandleByIndex, i,
-			&p->handles[i]);
-		rec_call("nvml", (int)i, "nvmlDeviceGetHandleByIndex", rc, "");
-		if (rc != NVML_SUCCESS) {
-			p->handles[i] = NULL;
-			g->st.name.st = VAL_ERR;
-			g->st.name.rc = rc;
-			g->st.name.call = "nvmlDeviceGetHandleByIndex";
-			g->st.name.lib = LIB_NVML;
-			if (rc == NVML_ERROR_GPU_IS_LOST)
-				g->s.lost = true;
-			continue;
-		}
-		if (flags & PROBE_STATIC)
-			read_static(p, g, p->handles[i]);
-	}
+	for (i = 0; i < count; i++)
+		sys->gpus[i].index = i;
+	for_each_gpu(p, sys, flags, open_gpu, true);
 	return 0;
 }
 
@@ -1008,11 +1089,9 @@ int probe_sample(struct probe *p, struct gpu_system *sys, unsigned flags, struct
 	(void)e;
 	if (!p->nv_inited)
 		return 0;
-	for (i = 0; i < sys->ngpus && i < p->nhandles; i++) {
-		if (!p->handles[i])
-			continue;
-		read_sample(p, &sys->gpus[i], p->handles[i], flags, &sys->gpus[i].s);
-	}
+	(void)i;
+	/* long-lived collectors sample on their own threads: one at a time here */
+	for_each_gpu(p, sys, flags, sample_gpu, false);
 	return 0;
 }
 
@@ -1045,22 +1124,47 @@ struct probe_job {
 	int rc;
 };
 
+struct cuda_task {
+	struct gpu_system *sys;
+	struct watch *w;
+};
+
+static void *cuda_task_run(void *arg)
+{
+	struct cuda_task *t = arg;
+
+	watchdog_attach(t->w);
+	probe_cuda(t->sys);
+	watchdog_detach();
+	return NULL;
+}
+
 static void probe_job_run(void *arg)
 {
 	struct probe_job *j = arg;
 	struct probe *p = NULL;
+	struct cuda_task ct = {j->sys, watchdog_self()};
+	pthread_t cuda_tid;
+	bool cuda_thread = false;
 
 	j->rc = 0;
+	/* cuInit (0.5 s on the H200s) runs beside the NVML queries, not after them */
+	if (j->flags & PROBE_CUDA)
+		cuda_thread = pthread_create(&cuda_tid, NULL, cuda_task_run, &ct) == 0;
 	if (j->flags & PROBE_NVML) {
 		j->rc = probe_open(&p, j->sys, j->flags, &j->e);
-		if (j->rc == 0 && (j->flags & PROBE_SAMPLE))
-			j->rc = probe_sample(p, j->sys, j->flags, &j->e);
-		probe_close(p);
+		if (j->rc == 0 && (j->flags & (PROBE_SAMPLE | PROBE_ECC | PROBE_PROCS | PROBE_SLOW)))
+			for_each_gpu(p, j->sys, j->flags, sample_gpu, true);
+		/* one-shot: leave NVML to process exit (nvmlShutdown costs 3-8 ms) */
+		free(p ? p->handles : NULL);
+		free(p);
 	}
-	if (j->rc == 0 && (j->flags & PROBE_CUDA)) {
+	if (cuda_thread)
+		pthread_join(cuda_tid, NULL);
+	else if (j->flags & PROBE_CUDA)
 		probe_cuda(j->sys);
+	if (j->flags & PROBE_CUDA)
 		match_cuda(j->sys);
-	}
 }
 
 int probe_run(struct gpu_system *sys, unsigned flags, struct err *e)

@@ -15,7 +15,7 @@
 
 enum probe_flags {
 	PROBE_NVML = 1 << 0,   /* load NVML, init, count */
-	PROBE_STATIC = 1 << 1, /* static facts of each GPU */
+	PROBE_STATIC = 1 << 1, /* static facts of each GPU (but the slow ones) */
 	PROBE_FAST = 1 << 2,   /* the per-tick tier: utilisation, memory, temperature, power,
 				  clocks, clock-event reasons, PCIe link (a few us per GPU) */
 	PROBE_PROCS = 1 << 3,  /* running processes */
@@ -23,8 +23,11 @@ enum probe_flags {
 	PROBE_CUDA = 1 << 5,   /* load libcuda, version, cuInit, devices */
 	PROBE_HEALTH = 1 << 6, /* counters that change rarely: ECC, remapped rows, retired pages,
 				  PCIe replays, fabric, recovery action, slowdown counters */
+	PROBE_BRIEF = 1 << 7,	     /* the static facts `status` shows: name, UUID, PCI, limits */
+	PROBE_STATIC_SLOW = 1 << 8, /* InfoROM validation, CPU affinity: 20-70 ms per GPU */
+	PROBE_ECC = 1 << 9,	     /* of the health tier, only the volatile uncorrected ECC count */
 	PROBE_SAMPLE = PROBE_FAST | PROBE_HEALTH,
-	PROBE_ALL = 0x7f,
+	PROBE_ALL = 0x3ff,
 };
 
 struct probe; /* an open NVML session */

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,8 @@
 #include "recorder.h"
 
 static json_t *doc;
+/* probe.c queries GPUs from several threads at once; jansson is not thread-safe */
+static pthread_mutex_t rec_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void rec_start(void)
 {
@@ -104,7 +107,7 @@ static bool is_plain_text(const char *data, size_t len)
 	return true;
 }
 
-void rec_file(const char *path, const char *data, size_t len)
+static void rec_file_locked(const char *path, const char *data, size_t len)
 {
 	json_t *files, *e, *s;
 
@@ -153,7 +156,7 @@ static const char *errno_name(int errnum)
 	}
 }
 
-void rec_error(const char *path, int errnum)
+static void rec_error_locked(const char *path, int errnum)
 {
 	json_t *files;
 
@@ -166,14 +169,14 @@ void rec_error(const char *path, int errnum)
 	json_object_set_new(file_entry(path), "error", json_string(errno_name(errnum)));
 }
 
-void rec_link(const char *path, const char *target)
+static void rec_link_locked(const char *path, const char *target)
 {
 	if (!doc)
 		return;
 	json_object_set_new(file_entry(path), "link", json_string(target));
 }
 
-void rec_dir(const char *path, char **names, size_t n)
+static void rec_dir_locked(const char *path, char **names, size_t n)
 {
 	json_t *a;
 	size_t i;
@@ -186,7 +189,7 @@ void rec_dir(const char *path, char **names, size_t n)
 	json_object_set_new(file_entry(path), "dir", a);
 }
 
-void rec_stat(const char *path, const struct host_stat *st)
+static void rec_stat_locked(const char *path, const struct host_stat *st)
 {
 	char mode[16], type[2] = {st->type, '\0'};
 
@@ -199,7 +202,7 @@ void rec_stat(const char *path, const struct host_stat *st)
 				      (json_int_t)st->major, "minor", (json_int_t)st->minor));
 }
 
-void rec_env(const char *name, const char *value)
+static void rec_env_locked(const char *name, const char *value)
 {
 	if (!doc)
 		return;
@@ -207,7 +210,7 @@ void rec_env(const char *name, const char *value)
 			    value ? json_string(value) : json_null());
 }
 
-void rec_uname(const char *sysname, const char *nodename, const char *release, const char *version,
+static void rec_uname_locked(const char *sysname, const char *nodename, const char *release, const char *version,
 	       const char *machine)
 {
 	if (!doc)
@@ -218,7 +221,7 @@ void rec_uname(const char *sysname, const char *nodename, const char *release, c
 				      machine));
 }
 
-void rec_identity(unsigned uid, unsigned gid, const unsigned *groups, int ngroups)
+static void rec_identity_locked(unsigned uid, unsigned gid, const unsigned *groups, int ngroups)
 {
 	json_t *g;
 	int i;
@@ -247,9 +250,9 @@ static json_t *answers_for(const char *lib, int gpu)
 	return json_array_get(devs, (size_t)gpu);
 }
 
-void rec_call(const char *lib, int gpu, const char *key, int rc, const char *fmt, ...)
+static void rec_call_locked(const char *lib, int gpu, const char *key, int rc, const char *fmt,
+			    va_list ap)
 {
-	va_list ap;
 	json_t *a;
 	const char *f;
 
@@ -257,7 +260,6 @@ void rec_call(const char *lib, int gpu, const char *key, int rc, const char *fmt
 		return;
 	a = json_array();
 	json_array_append_new(a, json_integer(rc));
-	va_start(ap, fmt);
 	for (f = fmt; *f; f++) {
 		if (*f == 'i')
 			json_array_append_new(a, json_integer(va_arg(ap, int64_t)));
@@ -266,11 +268,10 @@ void rec_call(const char *lib, int gpu, const char *key, int rc, const char *fmt
 		else if (*f == 's')
 			json_array_append_new(a, json_string(va_arg(ap, const char *)));
 	}
-	va_end(ap);
 	json_object_set_new(answers_for(lib, gpu), key, a);
 }
 
-void rec_call_rows(const char *lib, int gpu, const char *key, int rc, const char *fmt,
+static void rec_call_rows_locked(const char *lib, int gpu, const char *key, int rc, const char *fmt,
 		   size_t nrows, const int64_t *vals)
 {
 	size_t width = strlen(fmt), r, c;
@@ -290,7 +291,7 @@ void rec_call_rows(const char *lib, int gpu, const char *key, int rc, const char
 	json_object_set_new(answers_for(lib, gpu), key, a);
 }
 
-void rec_library(const char *lib, const char *path, const char *version, const char *error)
+static void rec_library_locked(const char *lib, const char *path, const char *version, const char *error)
 {
 	json_t *o;
 
@@ -306,7 +307,7 @@ void rec_library(const char *lib, const char *path, const char *version, const c
 	json_object_set_new(section(doc, "libraries", false), lib, o);
 }
 
-void rec_missing_symbol(const char *lib, const char *symbol)
+static void rec_missing_symbol_locked(const char *lib, const char *symbol)
 {
 	json_t *o;
 
@@ -318,6 +319,81 @@ void rec_missing_symbol(const char *lib, const char *symbol)
 		json_object_set_new(section(doc, "libraries", false), lib, o);
 	}
 	json_array_append_new(section(o, "missing", true), json_string(symbol));
+}
+
+/* The public entry points: one lock around the document. */
+#define LOCKED(call)                                                                               \
+	do {                                                                                       \
+		pthread_mutex_lock(&rec_lock);                                                     \
+		if (doc)                                                                           \
+			call;                                                                      \
+		pthread_mutex_unlock(&rec_lock);                                                   \
+	} while (0)
+
+void rec_file(const char *path, const char *data, size_t len)
+{
+	LOCKED(rec_file_locked(path, data, len));
+}
+
+void rec_error(const char *path, int errnum)
+{
+	LOCKED(rec_error_locked(path, errnum));
+}
+
+void rec_link(const char *path, const char *target)
+{
+	LOCKED(rec_link_locked(path, target));
+}
+
+void rec_dir(const char *path, char **names, size_t n)
+{
+	LOCKED(rec_dir_locked(path, names, n));
+}
+
+void rec_stat(const char *path, const struct host_stat *st)
+{
+	LOCKED(rec_stat_locked(path, st));
+}
+
+void rec_env(const char *name, const char *value)
+{
+	LOCKED(rec_env_locked(name, value));
+}
+
+void rec_uname(const char *sysname, const char *nodename, const char *release, const char *version,
+	       const char *machine)
+{
+	LOCKED(rec_uname_locked(sysname, nodename, release, version, machine));
+}
+
+void rec_identity(unsigned uid, unsigned gid, const unsigned *groups, int ngroups)
+{
+	LOCKED(rec_identity_locked(uid, gid, groups, ngroups));
+}
+
+void rec_call(const char *lib, int gpu, const char *key, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	LOCKED(rec_call_locked(lib, gpu, key, rc, fmt, ap));
+	va_end(ap);
+}
+
+void rec_call_rows(const char *lib, int gpu, const char *key, int rc, const char *fmt,
+		   size_t nrows, const int64_t *vals)
+{
+	LOCKED(rec_call_rows_locked(lib, gpu, key, rc, fmt, nrows, vals));
+}
+
+void rec_library(const char *lib, const char *path, const char *version, const char *error)
+{
+	LOCKED(rec_library_locked(lib, path, version, error));
+}
+
+void rec_missing_symbol(const char *lib, const char *symbol)
+{
+	LOCKED(rec_missing_symbol_locked(lib, symbol));
 }
 
 /* ---- writing ------------------------------------------------------------------------------- */
