@@ -432,11 +432,11 @@ static int run_status(int argc, char **argv)
 				else if (strcmp(tok, "nounits") == 0)
 					o.nounits = true;
 				else {
-					int rc = cmd_usage_error(&cmd_status,
+					int urc = cmd_usage_error(&cmd_status,
 								 "unknown --format option '%s'", tok);
 
 					free(copy);
-					return rc;
+					return urc;
 				}
 			}
 			free(copy);
