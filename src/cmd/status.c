@@ -454,7 +454,7 @@ static int run_status(int argc, char **argv)
 	/* the table needs only the brief static facts; JSON and --query show every field */
 	if (probe_run(&sys,
 		      o.json || o.query ? PROBE_NVML | PROBE_STATIC | PROBE_SAMPLE
-					: PROBE_NVML | PROBE_BRIEF | PROBE_FAST | PROBE_ECC,
+					: PROBE_NVML | PROBE_BRIEF | PROBE_TABLE | PROBE_ECC,
 		      &e) != 0) {
 		if (sys.hung) {
 			/* the driver is unavailable, and the stuck call may never return */

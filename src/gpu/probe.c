@@ -609,7 +609,7 @@ static void read_sample(struct probe *p, const struct gpu *g, nvml_dev h, unsign
 
 	cur_sample = s;
 	s->t_ns = now_ns();
-	if (flags & PROBE_FAST) {
+	if (flags & (PROBE_FAST | PROBE_TABLE)) {
 		static const unsigned fast_ids[] = {NVML_FI_DEV_MEMORY_TEMP, NVML_FI_DEV_POWER_AVERAGE};
 		struct num *fast_dest[] = {&s->mem_temp_c, &s->power_avg_mw};
 		struct nvml_utilization ut = {0, 0};
@@ -640,15 +640,21 @@ static void read_sample(struct probe *p, const struct gpu *g, nvml_dev h, unsign
 			       mt.margin_temperature);
 		}
 		U32(power_mw, "nvmlDeviceGetPowerUsage", DeviceGetPowerUsage);
-		read_fields(p, g, h, fast_ids, fast_dest, ARRAY_SIZE(fast_ids));
-		U32(clock_gr_mhz, "nvmlDeviceGetClockInfo(0)", DeviceGetClockInfo, NVML_CLOCK_GRAPHICS);
 		U32(clock_sm_mhz, "nvmlDeviceGetClockInfo(1)", DeviceGetClockInfo, NVML_CLOCK_SM);
-		U32(clock_mem_mhz, "nvmlDeviceGetClockInfo(2)", DeviceGetClockInfo, NVML_CLOCK_MEM);
-		U32(clock_video_mhz, "nvmlDeviceGetClockInfo(3)", DeviceGetClockInfo, NVML_CLOCK_VIDEO);
-		i1 = 0;
-		rc = NV(p, gi, "nvmlDeviceGetPerformanceState", DeviceGetPerformanceState, h, &i1);
-		nv_num(g, &s->pstate, "nvmlDeviceGetPerformanceState", rc, i1);
-		U32(fan_pct, "nvmlDeviceGetFanSpeed", DeviceGetFanSpeed);
+		if (flags & PROBE_FAST) {
+			read_fields(p, g, h, fast_ids, fast_dest, ARRAY_SIZE(fast_ids));
+			U32(clock_gr_mhz, "nvmlDeviceGetClockInfo(0)", DeviceGetClockInfo,
+			    NVML_CLOCK_GRAPHICS);
+			U32(clock_mem_mhz, "nvmlDeviceGetClockInfo(2)", DeviceGetClockInfo,
+			    NVML_CLOCK_MEM);
+			U32(clock_video_mhz, "nvmlDeviceGetClockInfo(3)", DeviceGetClockInfo,
+			    NVML_CLOCK_VIDEO);
+			i1 = 0;
+			rc = NV(p, gi, "nvmlDeviceGetPerformanceState", DeviceGetPerformanceState, h,
+				&i1);
+			nv_num(g, &s->pstate, "nvmlDeviceGetPerformanceState", rc, i1);
+			U32(fan_pct, "nvmlDeviceGetFanSpeed", DeviceGetFanSpeed);
+		}
 		ULL(clock_events, "nvmlDeviceGetCurrentClocksEventReasons",
 		    DeviceGetCurrentClocksEventReasons);
 		U32(pcie_gen, "nvmlDeviceGetCurrPcieLinkGeneration", DeviceGetCurrPcieLinkGeneration);
@@ -1153,7 +1159,8 @@ static void probe_job_run(void *arg)
 		cuda_thread = pthread_create(&cuda_tid, NULL, cuda_task_run, &ct) == 0;
 	if (j->flags & PROBE_NVML) {
 		j->rc = probe_open(&p, j->sys, j->flags, &j->e);
-		if (j->rc == 0 && (j->flags & (PROBE_SAMPLE | PROBE_ECC | PROBE_PROCS | PROBE_SLOW)))
+		if (j->rc == 0 &&
+		    (j->flags & (PROBE_SAMPLE | PROBE_TABLE | PROBE_ECC | PROBE_PROCS | PROBE_SLOW)))
 			for_each_gpu(p, j->sys, j->flags, sample_gpu, true);
 		/* one-shot: leave NVML to process exit (nvmlShutdown costs 3-8 ms) */
 		free(p ? p->handles : NULL);
