@@ -47,12 +47,29 @@ static bool all_digits(const char *s)
 	return true;
 }
 
+/* An object whose keys are all array indexes patches an array element by element. */
+static bool index_patch(json_t *obj)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(obj, k, v) {
+		(void)v;
+		if (!all_digits(k))
+			return false;
+	}
+	return true;
+}
+
 static void merge_value(json_t *parent_obj, const char *key, json_t *bv, json_t *pv)
 {
 	if (json_is_null(pv)) {
 		json_object_del(parent_obj, key);
 	} else if (bv && json_is_object(bv) && json_is_object(pv)) {
 		merge(bv, pv);
+	} else if (bv && json_is_array(bv) && json_is_object(pv) && !index_patch(pv)) {
+		/* an answer replaced by a timeline or a hang: {"timeline": ...}, {"hang": true} */
+		json_object_set(parent_obj, key, pv);
 	} else if (bv && json_is_array(bv) && json_is_object(pv)) {
 		const char *k;
 		json_t *v;
