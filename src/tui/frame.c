@@ -194,15 +194,28 @@ static void hold_back(const struct mon_snapshot *s, const struct mon_gpu *mg, ch
 		*attr = COL_BAD | ATTR_BOLD;
 		return;
 	}
-	if (ev & (CE_HW_SLOWDOWN | CE_HW_THERMAL | CE_HW_POWER_BRAKE)) {
-		gpu_clock_events_str(ev, false, words, sizeof(words));
-		str_fmt(out, n, "clocks held back: %s", words);
-		*attr = COL_BAD | ATTR_BOLD;
-		return;
-	}
 	if (ev & ~(uint64_t)(CE_GPU_IDLE | CE_APP_CLOCKS)) {
+		static const char *const names[CE_BUSY_N] = {"power cap", "sync boost", "sw thermal",
+							     "hw thermal", "power brake"};
+		char shares[160] = "";
+		int k;
+
 		gpu_clock_events_str(ev, false, words, sizeof(words));
-		str_fmt(out, n, "clocks held back: %s", words);
+		/* how much of the last slow interval each slowdown took, from its counter */
+		for (k = 0; k < CE_BUSY_N; k++) {
+			char part[48];
+
+			if (!num_ok(&mg->ce_busy_mpct[k]) || mg->ce_busy_mpct[k].v < 1000)
+				continue;
+			str_fmt(part, sizeof(part), "%s%s %lld%%", shares[0] ? ", " : " (", names[k],
+				(long long)(mg->ce_busy_mpct[k].v / 1000));
+			str_append(shares, part, sizeof(shares));
+		}
+		if (shares[0])
+			str_append(shares, " of the time)", sizeof(shares));
+		str_fmt(out, n, "clocks held back: %s%s", words, shares);
+		if (ev & (CE_HW_SLOWDOWN | CE_HW_THERMAL | CE_HW_POWER_BRAKE))
+			*attr = COL_BAD | ATTR_BOLD;
 		return;
 	}
 	if (num_ok(&g->s.temp_margin_c) && g->s.temp_margin_c.v < 5) {
@@ -363,20 +376,19 @@ static void panel_full(struct canvas *cv, int x0, int y, int w, const struct mon
 	/* line 5: what holds it back, GPM */
 	l = (struct lb){cv, x0 + 3, y + 4, x0 + w - 1, false};
 	hold_back(s, mg, hint, sizeof(hint), &attr);
+	/* what holds it back comes first: it is the point of the line */
+	if (!hint[0])
+		lb_text(&l, COL_GOOD, "nothing holding it back");
+	else if (!lb_text(&l, attr, hint)) {
+		canvas_put(cv, l.x, l.y, hint, attr, l.xmax - l.x);
+		l.x = l.xmax;
+	}
 	if (num_ok(&mg->gpm[GPM_SM_ACTIVE]))
 		lb_textf(&l, COL_ACCENT, "sm active %s%%  occupancy %s%%  tensor %s%%  dram %s%%",
 			 fmt_num(a, sizeof(a), &mg->gpm[GPM_SM_ACTIVE], 1000, 0),
 			 fmt_num(b, sizeof(b), &mg->gpm[GPM_SM_OCCUPANCY], 1000, 0),
 			 fmt_num(c, sizeof(c), &mg->gpm[GPM_TENSOR_ACTIVE], 1000, 0),
 			 fmt_num(name, sizeof(name), &mg->gpm[GPM_DRAM_ACTIVE], 1000, 0));
-	if (hint[0]) {
-		if (!lb_text(&l, attr, hint)) {
-			l.full = false;
-			canvas_put(cv, l.x, l.y, hint, attr, l.xmax - l.x);
-		}
-	} else {
-		lb_text(&l, COL_GOOD, "nothing holding it back");
-	}
 	/* line 6: the last minutes of utilisation */
 	{
 		int pw = w - 16;
