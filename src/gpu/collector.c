@@ -663,13 +663,23 @@ static void set_rate(struct num *out, bool ok, double v, const char *call)
 	}
 }
 
+/* out = the counter's rate between two readings (unset when there is no earlier reading, the
+ * counter went backwards or no time passed). */
+static void counter_rate(struct num *out, const struct num *prev, int64_t prev_t,
+			 const struct num *cur, int64_t now, const char *call)
+{
+	double r = 0;
+	bool ok = prev_t && rate_per_s(prev, prev_t, cur, now, &r);
+
+	set_rate(out, ok, r, call);
+}
+
 static void slow_gpu(struct tier_job *j, unsigned gi, int64_t now)
 {
 	struct collector *c = j->c;
 	struct gpu *g = &j->work[gi];
 	struct mon_gpu *o = &j->slow_out[gi];
 	int64_t prev_t = j->prev_t_ns[gi];
-	double r = 0;
 
 	/* PCIe: byte counters where the driver has them (driver 550+), else the 20 ms query */
 	if (!(j->sunsup[gi] & SLOW_PCIE_COUNTERS)) {
@@ -682,12 +692,10 @@ static void slow_gpu(struct tier_job *j, unsigned gi, int64_t now)
 			j->sunsup[gi] |= SLOW_PCIE_COUNTERS;
 		} else {
 			o->pcie_source = 'c';
-			set_rate(&o->pcie_tx_bytes_s,
-				 prev_t && rate_per_s(&j->prev_pcie_tx[gi], prev_t, &v[0], now, &r), r,
-				 "nvmlDeviceGetFieldValues");
-			set_rate(&o->pcie_rx_bytes_s,
-				 prev_t && rate_per_s(&j->prev_pcie_rx[gi], prev_t, &v[1], now, &r), r,
-				 "nvmlDeviceGetFieldValues");
+			counter_rate(&o->pcie_tx_bytes_s, &j->prev_pcie_tx[gi], prev_t,
+				     &v[0], now, "nvmlDeviceGetFieldValues");
+			counter_rate(&o->pcie_rx_bytes_s, &j->prev_pcie_rx[gi], prev_t,
+				     &v[1], now, "nvmlDeviceGetFieldValues");
 			j->prev_pcie_tx[gi] = v[0];
 			j->prev_pcie_rx[gi] = v[1];
 		}
@@ -719,9 +727,8 @@ static void slow_gpu(struct tier_job *j, unsigned gi, int64_t now)
 			o->energy_avg_mw.st = VAL_NA;
 		} else {
 			/* mJ per second is mW */
-			set_rate(&o->energy_avg_mw,
-				 prev_t && rate_per_s(&j->prev_energy[gi], prev_t, &e, now, &r), r,
-				 "nvmlDeviceGetTotalEnergyConsumption");
+			counter_rate(&o->energy_avg_mw, &j->prev_energy[gi], prev_t,
+				     &e, now, "nvmlDeviceGetTotalEnergyConsumption");
 			j->prev_energy[gi] = e;
 			g->s.energy_mj = e;
 		}
@@ -766,12 +773,10 @@ static void slow_gpu(struct tier_job *j, unsigned gi, int64_t now)
 				j->sunsup[gi] |= SLOW_NVLINK;
 			o->nvlink_tx_bytes_s.st = o->nvlink_rx_bytes_s.st = VAL_NA;
 		} else {
-			set_rate(&o->nvlink_tx_bytes_s,
-				 prev_t && rate_per_s(&j->prev_nv_tx[gi], prev_t, &tx, now, &r), r,
-				 "nvmlDeviceGetFieldValues");
-			set_rate(&o->nvlink_rx_bytes_s,
-				 prev_t && rate_per_s(&j->prev_nv_rx[gi], prev_t, &rx, now, &r), r,
-				 "nvmlDeviceGetFieldValues");
+			counter_rate(&o->nvlink_tx_bytes_s, &j->prev_nv_tx[gi], prev_t,
+				     &tx, now, "nvmlDeviceGetFieldValues");
+			counter_rate(&o->nvlink_rx_bytes_s, &j->prev_nv_rx[gi], prev_t,
+				     &rx, now, "nvmlDeviceGetFieldValues");
 			j->prev_nv_tx[gi] = tx;
 			j->prev_nv_rx[gi] = rx;
 		}
@@ -787,9 +792,10 @@ static void slow_gpu(struct tier_job *j, unsigned gi, int64_t now)
 		unsigned k;
 
 		for (k = 0; k < CE_BUSY_N; k++) {
-			bool ok = prev_t && rate_busy_pct(&j->prev_ce[gi][k], prev_t, ce[k], now, &r);
+			double pct = 0;
+			bool ok = prev_t && rate_busy_pct(&j->prev_ce[gi][k], prev_t, ce[k], now, &pct);
 
-			set_rate(&o->ce_busy_mpct[k], ok, r * 1000.0, "nvmlDeviceGetFieldValues");
+			set_rate(&o->ce_busy_mpct[k], ok, pct * 1000.0, "nvmlDeviceGetFieldValues");
 			if (!ok && ce[k]->st == VAL_NA)
 				o->ce_busy_mpct[k].st = VAL_NA;
 			j->prev_ce[gi][k] = *ce[k];

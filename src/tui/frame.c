@@ -208,7 +208,7 @@ static void hold_back(const struct mon_snapshot *s, const struct mon_gpu *mg, ch
 			if (!num_ok(&mg->ce_busy_mpct[k]) || mg->ce_busy_mpct[k].v < 1000)
 				continue;
 			str_fmt(part, sizeof(part), "%s%s %lld%%", shares[0] ? ", " : " (", names[k],
-				(long long)(mg->ce_busy_mpct[k].v / 1000));
+				(long long)((mg->ce_busy_mpct[k].v + 500) / 1000));
 			str_append(shares, part, sizeof(shares));
 		}
 		if (shares[0])
