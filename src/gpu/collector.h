@@ -88,8 +88,10 @@ struct mon_proc {
 struct mon_cost {
 	uint64_t fast_ticks, slow_ticks;
 	uint64_t gpu_samples;	   /* GPU readings of the fast tier (ticks x GPUs) */
-	int64_t fast_cpu_ns;	   /* totals since open, thread CPU time */
-	int64_t fast_nvml_cpu_ns;  /* of which the fast fields */
+	int64_t fast_cpu_ns;	   /* totals since open, thread CPU time; a tick counts from the
+				      previous tick's end: its wake-up, reads and publication */
+	int64_t fast_nvml_cpu_ns;  /* of which the fast fields (the whole tick when neither
+				      processes nor GPM are read: parts are not timed then) */
 	int64_t procs_nvml_cpu_ns; /* process lists and utilisation samples */
 	int64_t gpm_cpu_ns;
 	int64_t host_cpu_ns;	   /* /proc reads for the process table */

@@ -504,6 +504,41 @@ static void panel_compact(struct canvas *cv, int x0, int y, int w, const struct 
 	}
 }
 
+/* A chart of series k of one GPU over the plot span, h rows tall, in eighths of a cell. */
+static void chart(struct canvas *cv, int x0, int y0, int w, int h, const struct mon_snapshot *s,
+		  const struct history *hist, const struct top_view *v, unsigned g, int k,
+		  const char *label, unsigned char attr)
+{
+	int pw = w - 6, col, row;
+	float *vals;
+
+	if (pw < 10 || h < 3 || !hist || !hist->len)
+		return;
+	vals = xcalloc((size_t)pw, sizeof(*vals));
+	history_buckets(hist, g, k, v->span_ns, s->t_ns, vals, pw);
+	canvas_put(cv, x0 + 1, y0, label, ATTR_BOLD, w - 2);
+	for (row = 0; row < h - 1; row++) {
+		int y = y0 + 1 + row;
+		int pct = 100 - row * 100 / (h - 1);
+
+		if (row == 0 || row == h - 2)
+			canvas_putf(cv, x0, y, COL_DIM, -1, "%3d%%", row == 0 ? 100 : 0);
+		for (col = 0; col < pw; col++) {
+			/* eighths of this row the value fills */
+			double top = pct, bottom = 100 - (row + 1) * 100.0 / (h - 1);
+			double f = vals[col] < 0 ? 0 : (vals[col] - bottom) / (top - bottom);
+			int e = (int)(f * 8 + 0.5);
+
+			if (e <= 0)
+				continue;
+			if (e > 8)
+				e = 8;
+			canvas_glyph(cv, x0 + 5 + col, y, (unsigned char)(GLYPH_BLOCK1 + e - 1), attr);
+		}
+	}
+	free(vals);
+}
+
 /* ---- the screen ----------------------------------------------------------------------------- */
 
 static unsigned shown_gpus(const struct mon_snapshot *s, const struct top_view *v, unsigned *list)
@@ -752,6 +787,19 @@ void frame_draw(struct canvas *cv, const struct mon_snapshot *s, const struct hi
 		y += used_rows;
 	}
 	procs_h = cv->h - 2 - y;
+	/* one GPU shown and room to spare: a chart of its last minutes above the processes */
+	if (v->gpu >= 0 && !v->once && n == 1) {
+		size_t *idx, nrows = frame_rows(s, v, &idx);
+		int spare = procs_h - (int)(nrows ? nrows : 1) - 2, ch = spare > 10 ? 10 : spare;
+
+		free(idx);
+		if (ch >= 5) {
+			chart(cv, 0, y, cv->w, ch, s, h, v, (unsigned)v->gpu, HIST_UTIL,
+			      "utilisation, last minutes", COL_GOOD);
+			y += ch;
+			procs_h -= ch;
+		}
+	}
 	if (procs_h > 1)
 		frame_draw_procs(cv, s, v, y, procs_h);
 	footer(cv, s, v);

@@ -93,6 +93,7 @@ keys a x
 not_see "help closes" a 'gpuvet top: keys'
 keys a 1
 see "GPU selector digit" a 'showing GPU 1'
+see "a chart when one GPU is shown" a "utilisation, last minutes"
 not_see "other GPU hidden" a '^ GPU 0  H200'
 keys a a
 see "all GPUs again" a '^ GPU 0  H200'
