@@ -590,6 +590,12 @@ static void fast_loop(void *arg)
 		free(j->procs);
 		j->procs = NULL;
 		j->nprocs = 0;
+		/* a GPU the slow tier found hung or lost is not asked again */
+		pthread_mutex_lock(&c->lock);
+		for (gi = 0; gi < c->sys.ngpus; gi++)
+			if (c->shared.gpus[gi].hung || c->shared.gpus[gi].lost)
+				j->skip[gi] = true;
+		pthread_mutex_unlock(&c->lock);
 		for (gi = 0; gi < c->sys.ngpus; gi++) {
 			struct gpu *g = &j->work[gi];
 			struct proc_util *pu = NULL;
