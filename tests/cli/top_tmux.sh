@@ -118,7 +118,11 @@ n=$(awk 'length > 80' "$TMP/screen" | wc -l)
 [ "$n" = 0 ] && pass "80x24 fits" || fail "80x24 fits" "$n long lines"
 quit_ok "q quits with 0" a
 
-# ---- 8 and 16 GPUs --------------------------------------------------------------------------
+# ---- 1, 8 and 16 GPUs -----------------------------------------------------------------------
+start o 80 24 "" --replay "$M/x1.json" top -d 0.5
+see "1 GPU at 80x24" o '^ GPU 0  H200  ok'
+not_see "only one GPU" o '^ GPU 1 '
+quit_ok "quit 1" o
 start b 120 40 "" --replay "$M/x8.json" top -d 0.5
 see "8 GPUs at 120x40" b '^ +7  H200  ok'
 quit_ok "quit 8" b

@@ -74,15 +74,23 @@ say "the job runs as PID $PID"
 # ---- b. snapshots at the same moments ----------------------------------------------------
 if [ "$PID" != 0 ]; then
 	say "b. gpuvet and nvidia-smi side by side"
+	# all started together; only these are waited for (the job keeps running)
 	timeout 15 nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits >"$D/apps.csv" 2>&1 &
+	A=$!
 	timeout 30 "$GPUVET" watch -c 5 --json --processes >"$D/watch.jsonl" 2>"$D/watch.err" &
 	W=$!
 	timeout 20 nvidia-smi pmon -c 3 -s um >"$D/pmon.txt" 2>&1 &
+	P=$!
 	timeout 20 nvidia-smi dmon -c 3 >"$D/dmon.txt" 2>&1 &
+	M=$!
 	timeout 20 $PY "$CMP" treecpu "$PID" 4 >"$D/treecpu.json" 2>"$D/treecpu.err" &
+	C=$!
 	timeout 30 "$GPUVET" top --once --width 160 >"$D/top.txt" 2>"$D/top.err" || problem "gpuvet top --once failed: $(head -c 300 "$D/top.err")"
 	wait $W || problem "gpuvet watch failed: $(head -c 300 "$D/watch.err")"
-	wait
+	wait $A || problem "nvidia-smi --query-compute-apps failed: $(head -c 200 "$D/apps.csv")"
+	wait $P || problem "nvidia-smi pmon failed: $(head -c 200 "$D/pmon.txt")"
+	wait $M || problem "nvidia-smi dmon failed: $(head -c 200 "$D/dmon.txt")"
+	wait $C || problem "the /proc reading of the job failed: $(head -c 200 "$D/treecpu.err")"
 	timeout 60 "$GPUVET" topo --json >"$D/topo.json" 2>"$D/topo.err" || problem "gpuvet topo --json failed: $(head -c 300 "$D/topo.err")"
 	timeout 60 "$GPUVET" topo >"$D/topo.txt" 2>&1
 	sed -n '1,4p' "$D/topo.txt"
