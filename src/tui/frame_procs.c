@@ -271,11 +271,17 @@ int frame_draw_procs(struct canvas *cv, const struct mon_snapshot *s, struct top
 			else
 				str_copy(cmd, "(host PID, not visible here)", sizeof(cmd));
 			if (p->mapped && p->host.tree_nprocs > 1) {
-				char more[32];
+				char more[32], shorter[300];
 
 				str_fmt(more, sizeof(more), "  [+%u children]", p->host.tree_nprocs - 1);
-				if ((int)(strlen(cmd) + strlen(more)) <= cmdw)
+				if ((int)(strlen(cmd) + strlen(more)) <= cmdw) {
 					str_append(cmd, more, sizeof(cmd));
+				} else {
+					/* narrow: the count goes first, so the cut never hides it */
+					str_fmt(shorter, sizeof(shorter), "[+%u] %s", p->host.tree_nprocs - 1,
+						cmd);
+					str_copy(cmd, shorter, sizeof(cmd));
+				}
 			}
 			canvas_put(cv, x, yy, cmd, base | (p->mapped ? 0 : COL_DIM), cmdw);
 		}
