@@ -15,6 +15,9 @@ endif
 OPT     ?= -O2 -g
 CFLAGS  += $(CSTD) $(WARN) $(OPT) -fno-strict-aliasing
 LDLIBS  += -ldl -lpthread -lm
+# monitor: `gpuvet top` (src/tui/tui.c) uses ncursesw, linked dynamically (the H200 machines
+# have libncursesw.so.6 but no headers; build deps: libncurses-dev on Debian/Ubuntu)
+LDLIBS  += -lncursesw
 
 ifneq ($(SANITIZE),)
 CFLAGS  += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer

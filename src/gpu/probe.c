@@ -20,6 +20,7 @@
 #include "../vendor/cuda.h"
 #include "../vendor/nvml.h"
 #include "../vendor/watchdog.h"
+#include "topo.h"
 
 #define GPU_COUNT_MAX 256
 #define PROC_COUNT_MAX 4096
@@ -584,6 +585,106 @@ static void read_processes(struct probe *p, const struct gpu *g, nvml_dev h, str
 	s->nprocs.v = (int64_t)s->procs_len;
 }
 
+/* The fast tier: the groups of fields in mask (enum probe_fast), into s. Groups that answer
+ * "not supported" (or whose symbol is missing) are added to *unsup when unsup is given, so a
+ * collector can skip them afterwards. Returns false when the GPU answered "lost" to the
+ * utilisation query, which ends the tier early (nothing else would answer). */
+static bool read_fast(struct probe *p, const struct gpu *g, nvml_dev h, unsigned mask,
+		      unsigned *unsup, struct gpu_sample *s)
+{
+	int gi = (int)g->index;
+	unsigned u = 0;
+	int rc, i1;
+	unsigned long long ull;
+
+#define NA_RC(r) ((r) == NVML_ERROR_NOT_SUPPORTED || (r) == NVML_ERROR_FUNCTION_NOT_FOUND)
+#define MEMO(bit)                                                                                  \
+	do {                                                                                       \
+		if (unsup && NA_RC(rc))                                                            \
+			*unsup |= (bit);                                                           \
+	} while (0)
+#define U32(bit, field, key, fn, ...)                                                              \
+	do {                                                                                       \
+		if (mask & (bit)) {                                                                \
+			u = 0;                                                                     \
+			rc = NV(p, gi, key, fn, h, ##__VA_ARGS__, &u);                             \
+			nv_num(g, &s->field, key, rc, u);                                          \
+			MEMO(bit);                                                                 \
+		}                                                                                  \
+	} while (0)
+
+	if (mask & PF_UTIL) {
+		struct nvml_utilization ut = {0, 0};
+
+		rc = NV(p, gi, "nvmlDeviceGetUtilizationRates", DeviceGetUtilizationRates, h, &ut);
+		if (rc != NVML_ERROR_FUNCTION_NOT_FOUND)
+			rec_call("nvml", gi, "nvmlDeviceGetUtilizationRates", rc, rc ? "" : "uu",
+				 (uint64_t)ut.gpu, (uint64_t)ut.memory);
+		nv_state(&s->util_gpu_pct, "nvmlDeviceGetUtilizationRates", rc);
+		nv_state(&s->util_mem_pct, "nvmlDeviceGetUtilizationRates", rc);
+		s->util_gpu_pct.v = ut.gpu;
+		s->util_mem_pct.v = ut.memory;
+		MEMO(PF_UTIL);
+		if (rc == NVML_ERROR_GPU_IS_LOST) {
+			s->lost = true;
+			return false;
+		}
+	}
+	if (mask & PF_MEMORY) {
+		read_memory(p, g, h, s, NULL);
+		rc = s->mem_used_bytes.rc;
+		MEMO(PF_MEMORY);
+	}
+	U32(PF_TEMP, temp_c, "nvmlDeviceGetTemperature(0)", DeviceGetTemperature, NVML_TEMPERATURE_GPU);
+	if (mask & PF_TEMP_MARGIN) {
+		struct nvml_margin_temperature mt;
+
+		memset(&mt, 0, sizeof(mt));
+		mt.version = NVML_STRUCT_VERSION(struct nvml_margin_temperature, 1);
+		rc = NV(p, gi, "nvmlDeviceGetMarginTemperature", DeviceGetMarginTemperature, h, &mt);
+		nv_num(g, &s->temp_margin_c, "nvmlDeviceGetMarginTemperature", rc,
+		       mt.margin_temperature);
+		MEMO(PF_TEMP_MARGIN);
+	}
+	U32(PF_POWER, power_mw, "nvmlDeviceGetPowerUsage", DeviceGetPowerUsage);
+	if (mask & PF_FIELDS) {
+		static const unsigned fast_ids[] = {NVML_FI_DEV_MEMORY_TEMP, NVML_FI_DEV_POWER_AVERAGE};
+		struct num *fast_dest[] = {&s->mem_temp_c, &s->power_avg_mw};
+
+		read_fields(p, g, h, fast_ids, fast_dest, ARRAY_SIZE(fast_ids));
+		if (unsup && s->mem_temp_c.st == VAL_NA && s->power_avg_mw.st == VAL_NA)
+			*unsup |= PF_FIELDS;
+	}
+	U32(PF_CLOCK_GR, clock_gr_mhz, "nvmlDeviceGetClockInfo(0)", DeviceGetClockInfo,
+	    NVML_CLOCK_GRAPHICS);
+	U32(PF_CLOCK_SM, clock_sm_mhz, "nvmlDeviceGetClockInfo(1)", DeviceGetClockInfo, NVML_CLOCK_SM);
+	U32(PF_CLOCK_MEM, clock_mem_mhz, "nvmlDeviceGetClockInfo(2)", DeviceGetClockInfo,
+	    NVML_CLOCK_MEM);
+	U32(PF_CLOCK_VIDEO, clock_video_mhz, "nvmlDeviceGetClockInfo(3)", DeviceGetClockInfo,
+	    NVML_CLOCK_VIDEO);
+	if (mask & PF_PSTATE) {
+		i1 = 0;
+		rc = NV(p, gi, "nvmlDeviceGetPerformanceState", DeviceGetPerformanceState, h, &i1);
+		nv_num(g, &s->pstate, "nvmlDeviceGetPerformanceState", rc, i1);
+		MEMO(PF_PSTATE);
+	}
+	U32(PF_FAN, fan_pct, "nvmlDeviceGetFanSpeed", DeviceGetFanSpeed);
+	if (mask & PF_CLOCK_EVENTS) {
+		ull = 0;
+		rc = NV(p, gi, "nvmlDeviceGetCurrentClocksEventReasons",
+			DeviceGetCurrentClocksEventReasons, h, &ull);
+		nv_num(g, &s->clock_events, "nvmlDeviceGetCurrentClocksEventReasons", rc, (int64_t)ull);
+		MEMO(PF_CLOCK_EVENTS);
+	}
+	U32(PF_PCIE_GEN, pcie_gen, "nvmlDeviceGetCurrPcieLinkGeneration",
+	    DeviceGetCurrPcieLinkGeneration);
+	U32(PF_PCIE_WIDTH, pcie_width, "nvmlDeviceGetCurrPcieLinkWidth", DeviceGetCurrPcieLinkWidth);
+	return true;
+#undef U32
+#undef MEMO
+#undef NA_RC
+}
+
 /* One sample of one GPU, the tiers in flags (PROBE_FAST, PROBE_HEALTH, PROBE_PROCS,
  * PROBE_SLOW), into s. Only reads g's index and static facts. */
 static void read_sample(struct probe *p, const struct gpu *g, nvml_dev h, unsigned flags,
@@ -610,55 +711,16 @@ static void read_sample(struct probe *p, const struct gpu *g, nvml_dev h, unsign
 	cur_sample = s;
 	s->t_ns = now_ns();
 	if (flags & (PROBE_FAST | PROBE_TABLE)) {
-		static const unsigned fast_ids[] = {NVML_FI_DEV_MEMORY_TEMP, NVML_FI_DEV_POWER_AVERAGE};
-		struct num *fast_dest[] = {&s->mem_temp_c, &s->power_avg_mw};
-		struct nvml_utilization ut = {0, 0};
+		/* the table tier: only what `status` shows (each first call costs 1-3 ms) */
+		unsigned mask = (flags & PROBE_FAST) ? PF_ALL
+						     : PF_UTIL | PF_MEMORY | PF_TEMP | PF_TEMP_MARGIN |
+							       PF_POWER | PF_CLOCK_SM | PF_CLOCK_EVENTS |
+							       PF_PCIE_GEN | PF_PCIE_WIDTH;
 
-		rc = NV(p, gi, "nvmlDeviceGetUtilizationRates", DeviceGetUtilizationRates, h, &ut);
-		if (rc != NVML_ERROR_FUNCTION_NOT_FOUND)
-			rec_call("nvml", gi, "nvmlDeviceGetUtilizationRates", rc, rc ? "" : "uu",
-				 (uint64_t)ut.gpu, (uint64_t)ut.memory);
-		nv_state(&s->util_gpu_pct, "nvmlDeviceGetUtilizationRates", rc);
-		nv_state(&s->util_mem_pct, "nvmlDeviceGetUtilizationRates", rc);
-		s->util_gpu_pct.v = ut.gpu;
-		s->util_mem_pct.v = ut.memory;
-		if (rc == NVML_ERROR_GPU_IS_LOST) {
-			s->lost = true;
+		if (!read_fast(p, g, h, mask, NULL, s)) {
 			cur_sample = NULL;
 			return;
 		}
-		read_memory(p, g, h, s, NULL);
-		U32(temp_c, "nvmlDeviceGetTemperature(0)", DeviceGetTemperature, NVML_TEMPERATURE_GPU);
-		{
-			struct nvml_margin_temperature mt;
-
-			memset(&mt, 0, sizeof(mt));
-			mt.version = NVML_STRUCT_VERSION(struct nvml_margin_temperature, 1);
-			rc = NV(p, gi, "nvmlDeviceGetMarginTemperature", DeviceGetMarginTemperature, h,
-				&mt);
-			nv_num(g, &s->temp_margin_c, "nvmlDeviceGetMarginTemperature", rc,
-			       mt.margin_temperature);
-		}
-		U32(power_mw, "nvmlDeviceGetPowerUsage", DeviceGetPowerUsage);
-		U32(clock_sm_mhz, "nvmlDeviceGetClockInfo(1)", DeviceGetClockInfo, NVML_CLOCK_SM);
-		if (flags & PROBE_FAST) {
-			read_fields(p, g, h, fast_ids, fast_dest, ARRAY_SIZE(fast_ids));
-			U32(clock_gr_mhz, "nvmlDeviceGetClockInfo(0)", DeviceGetClockInfo,
-			    NVML_CLOCK_GRAPHICS);
-			U32(clock_mem_mhz, "nvmlDeviceGetClockInfo(2)", DeviceGetClockInfo,
-			    NVML_CLOCK_MEM);
-			U32(clock_video_mhz, "nvmlDeviceGetClockInfo(3)", DeviceGetClockInfo,
-			    NVML_CLOCK_VIDEO);
-			i1 = 0;
-			rc = NV(p, gi, "nvmlDeviceGetPerformanceState", DeviceGetPerformanceState, h,
-				&i1);
-			nv_num(g, &s->pstate, "nvmlDeviceGetPerformanceState", rc, i1);
-			U32(fan_pct, "nvmlDeviceGetFanSpeed", DeviceGetFanSpeed);
-		}
-		ULL(clock_events, "nvmlDeviceGetCurrentClocksEventReasons",
-		    DeviceGetCurrentClocksEventReasons);
-		U32(pcie_gen, "nvmlDeviceGetCurrPcieLinkGeneration", DeviceGetCurrPcieLinkGeneration);
-		U32(pcie_width, "nvmlDeviceGetCurrPcieLinkWidth", DeviceGetCurrPcieLinkWidth);
 	}
 	if ((flags & PROBE_ECC) && !(flags & PROBE_HEALTH))
 		ULL(ecc_vol_uncorrected, "nvmlDeviceGetTotalEccErrors(1,0)", DeviceGetTotalEccErrors,
@@ -1235,4 +1297,421 @@ void gpu_clock_events_str(uint64_t bits, bool include_idle, char *out, size_t n)
 			str_append(out, ", ", n);
 		str_append(out, names[i].name, n);
 	}
+}
+
+/* ---- monitor additions (gpu/collector.c, cmd/topo.c) ---------------------------------------- */
+
+
+int probe_sample_fast(struct probe *p, const struct gpu *g, unsigned mask, unsigned *unsup,
+		      struct gpu_sample *out)
+{
+	if (!p->nv_inited || g->index >= p->nhandles || !p->handles[g->index])
+		return -1;
+	cur_sample = out;
+	out->t_ns = now_ns();
+	read_fast(p, g, p->handles[g->index], mask, unsup, out);
+	cur_sample = NULL;
+	return 0;
+}
+
+/* Recorded time stamps of process samples are ages (negative microseconds before the call),
+ * so a replay can serve them as fresh samples at any later time (tests/nvml-replay). */
+static void record_util_samples(int gi, int rc, const struct nvml_process_utilization_sample *s,
+				unsigned n, uint64_t now_us)
+{
+	int64_t *vals;
+	unsigned i;
+
+	if (!rec_active())
+		return;
+	vals = xcalloc((size_t)n * 6 + 1, sizeof(*vals));
+	for (i = 0; i < n; i++) {
+		vals[i * 6] = s[i].pid;
+		vals[i * 6 + 1] = (int64_t)s[i].timestamp - (int64_t)now_us;
+		vals[i * 6 + 2] = s[i].sm_util;
+		vals[i * 6 + 3] = s[i].mem_util;
+		vals[i * 6 + 4] = s[i].enc_util;
+		vals[i * 6 + 5] = s[i].dec_util;
+	}
+	rec_call_rows("nvml", gi, "nvmlDeviceGetProcessUtilization", rc, "iiiiii", rc ? 0 : n, vals);
+	free(vals);
+}
+
+void probe_process_util(struct probe *p, const struct gpu *g, uint64_t last_seen_us,
+			struct proc_util_sample **out, size_t *n, struct num *status)
+{
+	struct nvml_process_utilization_sample *buf = NULL;
+	unsigned count = 0, i, tries;
+	int gi = (int)g->index;
+	nvml_dev h;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (!p->nv_inited || g->index >= p->nhandles || !p->handles[g->index]) {
+		nv_state(status, "nvmlDeviceGetProcessUtilization", NVML_ERROR_UNINITIALIZED);
+		return;
+	}
+	h = p->handles[g->index];
+	/* size query: NULL buffer, the driver says how many slots it has */
+	rc = NV(p, gi, "nvmlDeviceGetProcessUtilization", DeviceGetProcessUtilization, h, NULL,
+		&count, last_seen_us);
+	/* the size query answers "insufficient size" on the 580 driver; older ones may say success */
+	for (tries = 0; (rc == NVML_ERROR_INSUFFICIENT_SIZE || (rc == NVML_SUCCESS && !buf && count));
+	     tries++) {
+		if (tries == 4) {
+			rc = NVML_ERROR_UNKNOWN; /* it keeps growing: give up this tick */
+			break;
+		}
+		if (count == 0) {
+			rc = NVML_SUCCESS; /* an empty ring */
+			break;
+		}
+		if (count > PROC_COUNT_MAX) {
+			rc = NVML_ERROR_UNKNOWN;
+			break;
+		}
+		free(buf);
+		buf = xcalloc(count, sizeof(*buf));
+		rc = NV(p, gi, "nvmlDeviceGetProcessUtilization", DeviceGetProcessUtilization, h, buf,
+			&count, last_seen_us);
+	}
+	if (rc == NVML_SUCCESS && !buf)
+		count = 0; /* the size query itself succeeded: nothing to read */
+	if (rc == NVML_SUCCESS && count > PROC_COUNT_MAX)
+		rc = NVML_ERROR_UNKNOWN;
+	if (rc != NVML_ERROR_FUNCTION_NOT_FOUND)
+		record_util_samples(gi, rc == NVML_ERROR_NOT_FOUND ? 0 : rc, buf,
+				    rc == NVML_SUCCESS ? count : 0,
+				    (uint64_t)(wall_time() * 1e6));
+	/* "not found": no sample newer than last_seen_us, which means nobody ran since */
+	nv_state(status, "nvmlDeviceGetProcessUtilization", rc == NVML_ERROR_NOT_FOUND ? 0 : rc);
+	if (rc == NVML_ERROR_GPU_IS_LOST && cur_sample)
+		cur_sample->lost = true;
+	if (rc == NVML_SUCCESS && count) {
+		*out = xcalloc(count, sizeof(**out));
+		for (i = 0; i < count; i++) {
+			(*out)[i].pid = buf[i].pid;
+			(*out)[i].ts_us = buf[i].timestamp;
+			(*out)[i].sm_pct = buf[i].sm_util;
+			(*out)[i].mem_pct = buf[i].mem_util;
+			(*out)[i].enc_pct = buf[i].enc_util;
+			(*out)[i].dec_pct = buf[i].dec_util;
+		}
+		*n = count;
+	}
+	free(buf);
+}
+
+void probe_field_values(struct probe *p, const struct gpu *g, const unsigned *ids,
+			const unsigned *scopes, size_t n, struct num *out)
+{
+	struct nvml_field_value fv[64];
+	int gi = (int)g->index;
+	size_t i, done;
+	int rc;
+
+	memset(out, 0, n * sizeof(*out));
+	if (!p->nv_inited || g->index >= p->nhandles || !p->handles[g->index]) {
+		for (i = 0; i < n; i++)
+			nv_state(&out[i], "nvmlDeviceGetFieldValues", NVML_ERROR_UNINITIALIZED);
+		return;
+	}
+	for (done = 0; done < n; done += ARRAY_SIZE(fv)) {
+		size_t m = n - done < ARRAY_SIZE(fv) ? n - done : ARRAY_SIZE(fv);
+
+		memset(fv, 0, sizeof(fv));
+		for (i = 0; i < m; i++) {
+			fv[i].field_id = ids[done + i];
+			fv[i].scope_id = scopes ? scopes[done + i] : 0;
+		}
+		rc = NV(p, gi, "nvmlDeviceGetFieldValues", DeviceGetFieldValues,
+			p->handles[g->index], (int)m, fv);
+		for (i = 0; i < m; i++) {
+			char key[64];
+			int frc = rc ? rc : fv[i].nvml_return;
+			int64_t v = 0;
+
+			switch (fv[i].value_type) {
+			case NVML_VALUE_TYPE_DOUBLE: v = (int64_t)fv[i].value.d; break;
+			case NVML_VALUE_TYPE_UNSIGNED_INT: v = fv[i].value.ui; break;
+			case NVML_VALUE_TYPE_UNSIGNED_LONG: v = (int64_t)fv[i].value.ul; break;
+			case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG: v = (int64_t)fv[i].value.ull; break;
+			case NVML_VALUE_TYPE_SIGNED_LONG_LONG: v = fv[i].value.sll; break;
+			case NVML_VALUE_TYPE_SIGNED_INT: v = fv[i].value.si; break;
+			case NVML_VALUE_TYPE_UNSIGNED_SHORT: v = fv[i].value.us; break;
+			default:
+				if (!frc)
+					frc = NVML_ERROR_UNKNOWN;
+			}
+			if (scopes)
+				str_fmt(key, sizeof(key), "nvmlDeviceGetFieldValues(%u,%u)",
+					ids[done + i], scopes[done + i]);
+			else
+				str_fmt(key, sizeof(key), "nvmlDeviceGetFieldValues(%u)", ids[done + i]);
+			nv_num(g, &out[done + i], key, frc, v);
+			out[done + i].call = "nvmlDeviceGetFieldValues";
+		}
+	}
+}
+
+void probe_pcie_throughput(struct probe *p, const struct gpu *g, struct gpu_sample *s)
+{
+	int gi = (int)g->index;
+	unsigned u = 0;
+	int rc;
+
+	if (!p->nv_inited || g->index >= p->nhandles || !p->handles[g->index])
+		return;
+	rc = NV(p, gi, "nvmlDeviceGetPcieThroughput(0)", DeviceGetPcieThroughput,
+		p->handles[g->index], NVML_PCIE_UTIL_TX_BYTES, &u);
+	nv_num(g, &s->pcie_tx_kbps, "nvmlDeviceGetPcieThroughput(0)", rc, u);
+	u = 0;
+	rc = NV(p, gi, "nvmlDeviceGetPcieThroughput(1)", DeviceGetPcieThroughput,
+		p->handles[g->index], NVML_PCIE_UTIL_RX_BYTES, &u);
+	nv_num(g, &s->pcie_rx_kbps, "nvmlDeviceGetPcieThroughput(1)", rc, u);
+}
+
+void probe_energy(struct probe *p, const struct gpu *g, struct num *energy_mj)
+{
+	unsigned long long ull = 0;
+	int rc;
+
+	if (!p->nv_inited || g->index >= p->nhandles || !p->handles[g->index])
+		return;
+	rc = NV(p, (int)g->index, "nvmlDeviceGetTotalEnergyConsumption",
+		DeviceGetTotalEnergyConsumption, p->handles[g->index], &ull);
+	nv_num(g, energy_mj, "nvmlDeviceGetTotalEnergyConsumption", rc, (int64_t)ull);
+}
+
+/* ---- GPM ---- */
+
+struct probe_gpm {
+	struct nvml_gpm_sample *prev, *cur;
+	bool have_prev;
+};
+
+static const unsigned gpm_ids[GPM_NMETRICS] = {
+	NVML_GPM_METRIC_SM_UTIL,
+	NVML_GPM_METRIC_SM_OCCUPANCY,
+	NVML_GPM_METRIC_ANY_TENSOR_UTIL,
+	NVML_GPM_METRIC_DRAM_BW_UTIL,
+};
+
+void probe_gpm_open(struct probe *p, const struct gpu *g, struct probe_gpm **out,
+		    struct num *supported)
+{
+	struct nvml_gpm_support sup;
+	struct probe_gpm *gs;
+	int gi = (int)g->index, rc;
+
+	*out = NULL;
+	if (!p->nv_inited || g->index >= p->nhandles || !p->handles[g->index]) {
+		nv_state(supported, "nvmlGpmQueryDeviceSupport", NVML_ERROR_UNINITIALIZED);
+		return;
+	}
+	memset(&sup, 0, sizeof(sup));
+	sup.version = NVML_GPM_SUPPORT_VERSION;
+	rc = NV(p, gi, "nvmlGpmQueryDeviceSupport", GpmQueryDeviceSupport, p->handles[g->index],
+		&sup);
+	nv_num(g, supported, "nvmlGpmQueryDeviceSupport", rc, sup.is_supported_device ? 1 : 0);
+	if (rc != NVML_SUCCESS || !sup.is_supported_device || !p->nv.api.GpmSampleAlloc ||
+	    !p->nv.api.GpmSampleGet || !p->nv.api.GpmMetricsGet || !p->nv.api.GpmSampleFree)
+		return;
+	gs = xcalloc(1, sizeof(*gs));
+	watchdog_note("nvmlGpmSampleAlloc", gi);
+	if (p->nv.api.GpmSampleAlloc(&gs->prev) != NVML_SUCCESS ||
+	    p->nv.api.GpmSampleAlloc(&gs->cur) != NVML_SUCCESS) {
+		probe_gpm_close(p, gs);
+		nv_state(supported, "nvmlGpmSampleAlloc", NVML_ERROR_MEMORY);
+		return;
+	}
+	*out = gs;
+}
+
+void probe_gpm_read(struct probe *p, const struct gpu *g, struct probe_gpm *gs, struct num *out)
+{
+	struct nvml_gpm_metrics_get *mg;
+	struct nvml_gpm_sample *tmp;
+	int gi = (int)g->index, rc;
+	size_t i;
+
+	if (!gs || !p->nv_inited || g->index >= p->nhandles || !p->handles[g->index])
+		return;
+	rc = NV(p, gi, "nvmlGpmSampleGet", GpmSampleGet, p->handles[g->index], gs->cur);
+	rec_call("nvml", gi, "nvmlGpmSampleGet", rc, "");
+	if (rc != NVML_SUCCESS) {
+		for (i = 0; i < GPM_NMETRICS; i++)
+			nv_state(&out[i], "nvmlGpmSampleGet", rc);
+		if (rc == NVML_ERROR_GPU_IS_LOST && cur_sample)
+			cur_sample->lost = true;
+		gs->have_prev = false;
+		return;
+	}
+	if (gs->have_prev) {
+		/* the struct is 20 KiB: on the heap, not the collector thread's stack */
+		mg = xcalloc(1, sizeof(*mg));
+		mg->version = NVML_GPM_METRICS_GET_VERSION;
+		mg->num_metrics = GPM_NMETRICS;
+		mg->sample1 = gs->prev;
+		mg->sample2 = gs->cur;
+		for (i = 0; i < GPM_NMETRICS; i++)
+			mg->metrics[i].metric_id = gpm_ids[i];
+		rc = NV(p, gi, "nvmlGpmMetricsGet", GpmMetricsGet, mg);
+		for (i = 0; i < GPM_NMETRICS; i++) {
+			char key[48];
+			int mrc = rc ? rc : mg->metrics[i].nvml_return;
+			double v = mg->metrics[i].value;
+
+			if (mrc == NVML_SUCCESS && !(v >= 0 && v <= 100.5))
+				mrc = NVML_ERROR_UNKNOWN; /* NaN or out of range: garbage */
+			str_fmt(key, sizeof(key), "nvmlGpmMetricsGet(%u)", gpm_ids[i]);
+			nv_num(g, &out[i], key, mrc, mrc ? 0 : (int64_t)(v * 1000.0 + 0.5));
+		}
+		free(mg);
+	}
+	tmp = gs->prev;
+	gs->prev = gs->cur;
+	gs->cur = tmp;
+	gs->have_prev = true;
+}
+
+void probe_gpm_close(struct probe *p, struct probe_gpm *gs)
+{
+	if (!gs)
+		return;
+	if (p && p->nv_inited && p->nv.api.GpmSampleFree) {
+		watchdog_note("nvmlGpmSampleFree", -1);
+		if (gs->prev)
+			p->nv.api.GpmSampleFree(gs->prev);
+		if (gs->cur)
+			p->nv.api.GpmSampleFree(gs->cur);
+	}
+	free(gs);
+}
+
+/* ---- topology ---- */
+
+static void mask_to_list(struct probe *p, const struct gpu *g, nvml_dev h, struct text *out)
+{
+	unsigned long mask[16];
+	int64_t words[16];
+	size_t i;
+	int rc;
+
+	memset(mask, 0, sizeof(mask));
+	rc = NV(p, (int)g->index, "nvmlDeviceGetMemoryAffinity", DeviceGetMemoryAffinity, h, 16,
+		mask, NVML_AFFINITY_SCOPE_NODE);
+	if (rc != NVML_ERROR_FUNCTION_NOT_FOUND) {
+		for (i = 0; i < 16; i++)
+			words[i] = (int64_t)mask[i];
+		rec_call_rows("nvml", (int)g->index, "nvmlDeviceGetMemoryAffinity", rc, "i",
+			      rc ? 0 : 16, words);
+	}
+	out->call = "nvmlDeviceGetMemoryAffinity";
+	out->rc = rc;
+	out->lib = LIB_NVML;
+	if (rc == NVML_SUCCESS) {
+		cpulist_from_mask(mask, 16, out->s, sizeof(out->s));
+		out->st = out->s[0] ? VAL_OK : VAL_NA;
+	} else {
+		out->st = rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_FUNCTION_NOT_FOUND
+				  ? VAL_NA
+				  : VAL_ERR;
+	}
+}
+
+int probe_topology(struct probe *p, const struct gpu_system *sys, struct topo *t)
+{
+	unsigned i, j, c, l;
+	int rc;
+
+	topo_init(t, sys->ngpus);
+	if (!p->nv_inited)
+		return 0;
+	for (i = 0; i < sys->ngpus && i < p->nhandles; i++) {
+		const struct gpu *g = &sys->gpus[i];
+		struct topo_gpu *tg = &t->gpus[i];
+		nvml_dev h = p->handles[i];
+		int gi = (int)i;
+
+		if (!h || g->s.lost)
+			continue;
+		mask_to_list(p, g, h, &tg->numa_affinity);
+		for (j = 0; j < sys->ngpus && j < p->nhandles; j++) {
+			nvml_dev h2 = p->handles[j];
+			char key[64];
+			int v = 0;
+
+			if (j == i || !h2)
+				continue;
+			if (j > i) {
+				str_fmt(key, sizeof(key), "nvmlDeviceGetTopologyCommonAncestor(%u)", j);
+				rc = NV(p, gi, "nvmlDeviceGetTopologyCommonAncestor",
+					DeviceGetTopologyCommonAncestor, h, h2, &v);
+				nv_num(g, topo_ancestor(t, i, j), key, rc, v);
+				*topo_ancestor(t, j, i) = *topo_ancestor(t, i, j);
+			}
+			for (c = 0; c < TOPO_P2P_N; c++) {
+				v = 0;
+				str_fmt(key, sizeof(key), "nvmlDeviceGetP2PStatus(%u,%u)", j, c);
+				rc = NV(p, gi, "nvmlDeviceGetP2PStatus", DeviceGetP2PStatus, h, h2,
+					(int)c, &v);
+				nv_num(g, topo_p2p(t, i, j, c), key, rc, v);
+			}
+		}
+		for (l = 0; l < GPU_MAX_LINKS; l++) {
+			struct topo_link *lk = &tg->links[l];
+			struct nvml_pci_info pci;
+			unsigned uv = 0;
+			int state = 0;
+			char key[64];
+
+			str_fmt(key, sizeof(key), "nvmlDeviceGetNvLinkState(%u)", l);
+			rc = NV(p, gi, "nvmlDeviceGetNvLinkState", DeviceGetNvLinkState, h, l, &state);
+			nv_num(g, &lk->active, key, rc, state);
+			if (rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_FUNCTION_NOT_FOUND ||
+			    rc == NVML_ERROR_INVALID_ARGUMENT || rc == NVML_ERROR_GPU_IS_LOST)
+				break; /* links are numbered densely: the first missing one ends them */
+			tg->nlinks = l + 1;
+			lk->remote_gpu = -1;
+			str_fmt(key, sizeof(key), "nvmlDeviceGetNvLinkVersion(%u)", l);
+			rc = NV(p, gi, "nvmlDeviceGetNvLinkVersion", DeviceGetNvLinkVersion, h, l, &uv);
+			nv_num(g, &lk->version, key, rc, uv);
+			memset(&pci, 0, sizeof(pci));
+			str_fmt(key, sizeof(key), "nvmlDeviceGetNvLinkRemotePciInfo(%u)", l);
+			rc = NV(p, gi, "nvmlDeviceGetNvLinkRemotePciInfo", DeviceGetNvLinkRemotePciInfo,
+				h, l, &pci);
+			if (rc == NVML_SUCCESS)
+				clean_string(pci.bus_id, sizeof(pci.bus_id));
+			if (rc != NVML_ERROR_FUNCTION_NOT_FOUND)
+				rec_call("nvml", gi, key, rc, rc ? "" : "suuuuu", pci.bus_id,
+					 (uint64_t)pci.domain, (uint64_t)pci.bus, (uint64_t)pci.device,
+					 (uint64_t)pci.pci_device_id, (uint64_t)pci.pci_subsystem_id);
+			lk->remote_bus.call = "nvmlDeviceGetNvLinkRemotePciInfo";
+			lk->remote_bus.rc = rc;
+			lk->remote_bus.lib = LIB_NVML;
+			lk->remote_bus.st = rc == NVML_SUCCESS ? VAL_OK
+					    : (rc == NVML_ERROR_NOT_SUPPORTED ||
+					       rc == NVML_ERROR_FUNCTION_NOT_FOUND)
+						    ? VAL_NA
+						    : VAL_ERR;
+			if (rc == NVML_SUCCESS)
+				str_copy(lk->remote_bus.s, pci.bus_id, sizeof(lk->remote_bus.s));
+		}
+		if (tg->nlinks) {
+			unsigned ids[GPU_MAX_LINKS], scopes[GPU_MAX_LINKS];
+			struct num speed[GPU_MAX_LINKS];
+
+			for (l = 0; l < tg->nlinks; l++) {
+				ids[l] = NVML_FI_DEV_NVLINK_GET_SPEED;
+				scopes[l] = l;
+			}
+			probe_field_values(p, g, ids, scopes, tg->nlinks, speed);
+			for (l = 0; l < tg->nlinks; l++)
+				tg->links[l].speed_mbytes_s = speed[l];
+		}
+	}
+	topo_count_links(t, sys);
+	return 0;
 }

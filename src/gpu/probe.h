@@ -48,4 +48,77 @@ void probe_close(struct probe *p);
 
 void gpu_system_free(struct gpu_system *sys);
 
+/* ---- for the monitor: gpu/collector.c, cmd/topo.c ------------------------------------------
+ * Finer-grained reads for a long-lived session (probe_open). Each records its answers under
+ * stable keys (docs/scenarios-monitor.md) so replays answer them, and each may be called from
+ * several threads for different GPUs. */
+
+/* Groups of the fast tier, each one NVML call (PF_MEMORY: one of two, PF_FIELDS: one call for
+ * the memory temperature and the 1 s average power). */
+enum probe_fast {
+	PF_UTIL = 1 << 0,
+	PF_MEMORY = 1 << 1,
+	PF_TEMP = 1 << 2,
+	PF_TEMP_MARGIN = 1 << 3,
+	PF_POWER = 1 << 4,
+	PF_FIELDS = 1 << 5,
+	PF_CLOCK_GR = 1 << 6,
+	PF_CLOCK_SM = 1 << 7,
+	PF_CLOCK_MEM = 1 << 8,
+	PF_CLOCK_VIDEO = 1 << 9,
+	PF_PSTATE = 1 << 10,
+	PF_FAN = 1 << 11,
+	PF_CLOCK_EVENTS = 1 << 12,
+	PF_PCIE_GEN = 1 << 13,
+	PF_PCIE_WIDTH = 1 << 14,
+	PF_ALL = (1 << 15) - 1,
+};
+
+/* The fast-tier groups in mask, into out (other fields of out are left alone). Groups that
+ * answered "not supported" are or-ed into *unsup (may be NULL) so the caller can stop asking.
+ * Returns -1 when g has no handle. */
+int probe_sample_fast(struct probe *p, const struct gpu *g, unsigned mask, unsigned *unsup,
+		      struct gpu_sample *out);
+
+/* One per-process utilisation sample, as the driver keeps them (its ring buffer). */
+struct proc_util_sample {
+	unsigned pid;
+	uint64_t ts_us; /* CPU time stamp, microseconds since the epoch */
+	unsigned sm_pct, mem_pct, enc_pct, dec_pct;
+};
+
+/* The samples newer than last_seen_us, in a buffer sized by the driver's own answer (the H200
+ * wanted 72 slots with nothing running). *out is the caller's to free. status gets VAL_OK (also
+ * when nothing is newer: zero samples), VAL_NA, or VAL_ERR with the NVML code. */
+void probe_process_util(struct probe *p, const struct gpu *g, uint64_t last_seen_us,
+			struct proc_util_sample **out, size_t *n, struct num *status);
+
+/* nvmlDeviceGetFieldValues for ids[i] at scopes[i] (NULL: no scopes), into out[i]. A scoped
+ * field is recorded as "nvmlDeviceGetFieldValues(ID,SCOPE)". */
+void probe_field_values(struct probe *p, const struct gpu *g, const unsigned *ids,
+			const unsigned *scopes, size_t n, struct num *out);
+/* nvmlDeviceGetPcieThroughput, both directions, into s->pcie_tx_kbps and pcie_rx_kbps. It
+ * sleeps about 20 ms per direction inside the driver: slow tier only. */
+void probe_pcie_throughput(struct probe *p, const struct gpu *g, struct gpu_sample *s);
+/* nvmlDeviceGetTotalEnergyConsumption (mJ since the driver loaded; 3-7 ms of CPU on an H200). */
+void probe_energy(struct probe *p, const struct gpu *g, struct num *energy_mj);
+
+/* GPM (Hopper and later): SM activity, SM occupancy, tensor activity and DRAM bandwidth use,
+ * each in milli-percent, between two samples of the GPU's performance monitor. */
+enum { GPM_SM_ACTIVE, GPM_SM_OCCUPANCY, GPM_TENSOR_ACTIVE, GPM_DRAM_ACTIVE, GPM_NMETRICS };
+struct probe_gpm;
+/* Ask whether g supports GPM and allocate its samples; *out is NULL when it does not (the
+ * reason is in supported: VAL_OK with v 0 or 1, VAL_NA, VAL_ERR). */
+void probe_gpm_open(struct probe *p, const struct gpu *g, struct probe_gpm **out,
+		    struct num *supported);
+/* Take a sample and compute the metrics since the previous one into out[GPM_NMETRICS]; the
+ * first call only takes a sample and leaves out unset. */
+void probe_gpm_read(struct probe *p, const struct gpu *g, struct probe_gpm *gs, struct num *out);
+void probe_gpm_close(struct probe *p, struct probe_gpm *gs);
+
+struct topo;
+/* Fill t (gpu/topo.h) for the GPUs of sys: common ancestors, P2P status per pair, NVLink per
+ * link (state, version, speed, far end), CPU and memory affinity. */
+int probe_topology(struct probe *p, const struct gpu_system *sys, struct topo *t);
+
 #endif

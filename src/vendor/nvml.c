@@ -96,7 +96,25 @@ static const struct vsym nvml_syms[] = {
 	SYM(DeviceGetNvLinkRemotePciInfo, false, "nvmlDeviceGetNvLinkRemotePciInfo_v2"),
 	SYM(DeviceGetTopologyCommonAncestor, false, "nvmlDeviceGetTopologyCommonAncestor"),
 	SYM(DeviceGetP2PStatus, false, "nvmlDeviceGetP2PStatus"),
+	SYM(DeviceGetMemoryAffinity, false, "nvmlDeviceGetMemoryAffinity"),
+	SYM(GpmQueryDeviceSupport, false, "nvmlGpmQueryDeviceSupport"),
+	SYM(GpmSampleAlloc, false, "nvmlGpmSampleAlloc"),
+	SYM(GpmSampleFree, false, "nvmlGpmSampleFree"),
+	SYM(GpmSampleGet, false, "nvmlGpmSampleGet"),
+	SYM(GpmMetricsGet, false, "nvmlGpmMetricsGet"),
 };
+
+/* The layouts NVML's own header gives these structs on LP64 (lesson 2 of monitor-anchors.md):
+ * a wrong stride shows only the first process, or garbage. */
+_Static_assert(sizeof(struct nvml_process_info) == 24, "nvmlProcessInfo_v2_t is 24 bytes");
+_Static_assert(sizeof(struct nvml_process_info_v1) == 16, "nvmlProcessInfo_v1_t is 16 bytes");
+_Static_assert(sizeof(struct nvml_process_utilization_sample) == 32,
+	       "nvmlProcessUtilizationSample_t is 32 bytes");
+_Static_assert(sizeof(struct nvml_field_value) == 40, "nvmlFieldValue_t is 40 bytes");
+_Static_assert(sizeof(struct nvml_gpm_metric) == 40, "nvmlGpmMetric_t is 40 bytes");
+_Static_assert(offsetof(struct nvml_gpm_metrics_get, metrics) == 24,
+	       "nvmlGpmMetricsGet_t puts metrics[] at byte 24");
+_Static_assert(sizeof(struct nvml_pci_info) == 68, "nvmlPciInfo_t is 68 bytes");
 
 int nvml_load(struct nvml_lib *n, struct err *e)
 {

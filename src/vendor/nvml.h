@@ -71,7 +71,44 @@ enum {
 	NVML_TOPOLOGY_NODE = 40,
 	NVML_TOPOLOGY_SYSTEM = 50,
 };
-enum { NVML_P2P_CAPS_INDEX_READ = 0, NVML_P2P_CAPS_INDEX_WRITE = 1, NVML_P2P_CAPS_INDEX_NVLINK = 2 };
+enum {
+	NVML_P2P_CAPS_INDEX_READ = 0,
+	NVML_P2P_CAPS_INDEX_WRITE = 1,
+	NVML_P2P_CAPS_INDEX_NVLINK = 2,
+	NVML_P2P_CAPS_INDEX_ATOMICS = 3,
+};
+/* nvmlGpuP2PStatus_t */
+enum {
+	NVML_P2P_STATUS_OK = 0,
+	NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED = 1,
+	NVML_P2P_STATUS_GPU_NOT_SUPPORTED = 2,
+	NVML_P2P_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED = 3,
+	NVML_P2P_STATUS_DISABLED_BY_REGKEY = 4,
+	NVML_P2P_STATUS_NOT_SUPPORTED = 5,
+	NVML_P2P_STATUS_UNKNOWN = 6,
+};
+enum { NVML_AFFINITY_SCOPE_NODE = 0, NVML_AFFINITY_SCOPE_SOCKET = 1 };
+/* nvmlNvlinkVersion_t: what nvmlDeviceGetNvLinkVersion answers (2 is NVLink 2.0, 6 is 4.0) */
+enum {
+	NVML_NVLINK_VERSION_INVALID = 0,
+	NVML_NVLINK_VERSION_1_0 = 1,
+	NVML_NVLINK_VERSION_2_0 = 2,
+	NVML_NVLINK_VERSION_2_2 = 3,
+	NVML_NVLINK_VERSION_3_0 = 4,
+	NVML_NVLINK_VERSION_3_1 = 5,
+	NVML_NVLINK_VERSION_4_0 = 6,
+	NVML_NVLINK_VERSION_5_0 = 7,
+};
+/* GPM metric ids (nvmlGpmMetricId_t), Hopper and later */
+enum {
+	NVML_GPM_METRIC_GRAPHICS_UTIL = 1,
+	NVML_GPM_METRIC_SM_UTIL = 2,
+	NVML_GPM_METRIC_SM_OCCUPANCY = 3,
+	NVML_GPM_METRIC_ANY_TENSOR_UTIL = 5,
+	NVML_GPM_METRIC_DRAM_BW_UTIL = 10,
+};
+#define NVML_GPM_METRICS_GET_VERSION 1U
+#define NVML_GPM_SUPPORT_VERSION 1U
 enum {
 	NVML_PERF_POLICY_POWER = 0,
 	NVML_PERF_POLICY_THERMAL = 1,
@@ -99,9 +136,13 @@ enum {
 	NVML_FI_DEV_PCIE_REPLAY_ROLLOVER_COUNTER = 95,
 	NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX = 138,
 	NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX = 139,
-	NVML_FI_DEV_NVLINK_GET_SPEED = 164,
+	NVML_FI_DEV_NVLINK_GET_SPEED = 164, /* MB/s, scope = link */
 	NVML_FI_DEV_POWER_AVERAGE = 185,
 	NVML_FI_DEV_POWER_INSTANT = 186,
+	NVML_FI_DEV_PCIE_COUNT_TX_BYTES = 197, /* byte counters, driver 550 and later */
+	NVML_FI_DEV_PCIE_COUNT_RX_BYTES = 198,
+	NVML_FI_DEV_NVLINK_COUNT_XMIT_BYTES = 202, /* scope = link */
+	NVML_FI_DEV_NVLINK_COUNT_RCV_BYTES = 204,
 	NVML_FI_DEV_GET_GPU_RECOVERY_ACTION = 230,
 	NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP = 74,
 	NVML_FI_DEV_CLOCKS_EVENT_REASON_SYNC_BOOST = 76,
@@ -224,6 +265,33 @@ struct nvml_process_utilization_sample { /* nvmlProcessUtilizationSample_t */
 	unsigned sm_util, mem_util, enc_util, dec_util;
 };
 
+struct nvml_gpm_sample; /* opaque nvmlGpmSample_t */
+
+struct nvml_gpm_metric { /* nvmlGpmMetric_t */
+	unsigned metric_id;
+	int nvml_return;
+	double value;
+	struct {
+		char *short_name, *long_name, *unit;
+	} info;
+};
+
+/* nvmlGpmMetricsGet_t ends in metrics[NVML_GPM_METRIC_MAX], and NVML_GPM_METRIC_MAX grew from 98
+ * to 333 across headers while the version stayed 1: NVML reads num_metrics entries only. We
+ * allocate more slots than any header has, so no driver can write past the end. */
+#define NVML_GPM_METRIC_SLOTS 512
+struct nvml_gpm_metrics_get { /* nvmlGpmMetricsGet_t */
+	unsigned version;
+	unsigned num_metrics;
+	struct nvml_gpm_sample *sample1, *sample2;
+	struct nvml_gpm_metric metrics[NVML_GPM_METRIC_SLOTS];
+};
+
+struct nvml_gpm_support { /* nvmlGpmSupport_t */
+	unsigned version;
+	unsigned is_supported_device;
+};
+
 #define NVML_VALUE_NOT_AVAILABLE_ULL (~0ULL)
 
 typedef struct nvml_device *nvml_dev; /* the one typedef: NVML's handle is a pointer */
@@ -306,6 +374,13 @@ struct nvml_api {
 	int (*DeviceGetNvLinkRemotePciInfo)(nvml_dev, unsigned, struct nvml_pci_info *);
 	int (*DeviceGetTopologyCommonAncestor)(nvml_dev, nvml_dev, int *);
 	int (*DeviceGetP2PStatus)(nvml_dev, nvml_dev, int, int *);
+	/* monitor (top, watch, topo) */
+	int (*DeviceGetMemoryAffinity)(nvml_dev, unsigned, unsigned long *, int);
+	int (*GpmQueryDeviceSupport)(nvml_dev, struct nvml_gpm_support *);
+	int (*GpmSampleAlloc)(struct nvml_gpm_sample **);
+	int (*GpmSampleFree)(struct nvml_gpm_sample *);
+	int (*GpmSampleGet)(nvml_dev, struct nvml_gpm_sample *);
+	int (*GpmMetricsGet)(struct nvml_gpm_metrics_get *);
 };
 
 struct nvml_lib {

@@ -468,8 +468,14 @@ EXPORT int nvmlDeviceGetFieldValues(nvml_dev h, int n, struct nvml_field_value *
 		char key[96];
 		const struct rt_answer *a;
 
-		snprintf(key, sizeof(key), "nvmlDeviceGetFieldValues(%u)", fv[i].field_id);
+		/* scoped fields (per NVLink link) are recorded as (ID,SCOPE); the rest as (ID) */
+		snprintf(key, sizeof(key), "nvmlDeviceGetFieldValues(%u,%u)", fv[i].field_id,
+			 fv[i].scope_id);
 		a = dev_answer(h, key);
+		if (!a) {
+			snprintf(key, sizeof(key), "nvmlDeviceGetFieldValues(%u)", fv[i].field_id);
+			a = dev_answer(h, key);
+		}
 		fv[i].value_type = NVML_VALUE_TYPE_SIGNED_LONG_LONG;
 		if (!a) {
 			fv[i].nvml_return = NOT_RECORDED;
@@ -597,3 +603,203 @@ EXPORT int nvmlDeviceGetComputeRunningProcesses_v3(nvml_dev h, unsigned *c, stru
 EXPORT int nvmlDeviceGetComputeRunningProcesses_v2(nvml_dev h, unsigned *c, struct nvml_process_info *i) { return processes(h, "nvmlDeviceGetComputeRunningProcesses", c, i); }
 EXPORT int nvmlDeviceGetGraphicsRunningProcesses_v3(nvml_dev h, unsigned *c, struct nvml_process_info *i) { return processes(h, "nvmlDeviceGetGraphicsRunningProcesses", c, i); }
 EXPORT int nvmlDeviceGetGraphicsRunningProcesses_v2(nvml_dev h, unsigned *c, struct nvml_process_info *i) { return processes(h, "nvmlDeviceGetGraphicsRunningProcesses", c, i); }
+
+/* ---- monitor: process utilisation, topology, NVLink, GPM -------------------------------- */
+
+#include <sys/time.h>
+
+static unsigned long long wall_us(void)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return (unsigned long long)tv.tv_sec * 1000000ULL + (unsigned long long)tv.tv_usec;
+}
+
+/* Rows are (pid, time stamp, sm, mem, enc, dec). A time stamp smaller than 1e12 in magnitude
+ * is an age relative to the call (-200000: 0.2 s ago; gpuvet records them so); larger ones
+ * are absolute. Like the driver: a NULL or short buffer gets the ring's size and
+ * "insufficient size"; nothing newer than lastSeen is "not found". */
+EXPORT int nvmlDeviceGetProcessUtilization(nvml_dev h, struct nvml_process_utilization_sample *buf,
+					   unsigned *count, unsigned long long last_seen)
+{
+	const struct rt_answer *a = dev_answer(h, "nvmlDeviceGetProcessUtilization");
+	unsigned long long now = wall_us();
+	unsigned total, i, n = 0;
+
+	if (!a)
+		return NOT_RECORDED;
+	if (a->rc)
+		return a->rc;
+	total = (unsigned)a->nvals;
+	if (!buf || *count < total) {
+		*count = total;
+		return NVML_ERROR_INSUFFICIENT_SIZE;
+	}
+	for (i = 0; i < total; i++) {
+		const struct rt_value *r = &a->vals[i];
+		long long ts;
+		unsigned long long t;
+
+		if (r->kind != 'r' || r->rowlen < 6)
+			continue;
+		ts = r->row[1];
+		t = (ts > -1000000000000LL && ts < 1000000000000LL) ? (unsigned long long)((long long)now + ts)
+								      : (unsigned long long)ts;
+		if (t <= last_seen)
+			continue;
+		memset(&buf[n], 0, sizeof(buf[n]));
+		buf[n].pid = (unsigned)r->row[0];
+		buf[n].timestamp = t;
+		buf[n].sm_util = (unsigned)r->row[2];
+		buf[n].mem_util = (unsigned)r->row[3];
+		buf[n].enc_util = (unsigned)r->row[4];
+		buf[n].dec_util = (unsigned)r->row[5];
+		n++;
+	}
+	*count = n;
+	return n ? NVML_SUCCESS : NVML_ERROR_NOT_FOUND;
+}
+
+EXPORT int nvmlDeviceGetNvLinkVersion(nvml_dev h, unsigned link, unsigned *v)
+{
+	return keyed_u32(h, "nvmlDeviceGetNvLinkVersion", (long)link, v);
+}
+
+EXPORT int nvmlDeviceGetNvLinkRemotePciInfo_v2(nvml_dev h, unsigned link, struct nvml_pci_info *p)
+{
+	char key[96];
+	const struct rt_answer *a;
+	const char *bus;
+
+	snprintf(key, sizeof(key), "nvmlDeviceGetNvLinkRemotePciInfo(%u)", link);
+	a = dev_answer(h, key);
+	if (!a)
+		return NOT_RECORDED;
+	if (a->rc)
+		return a->rc;
+	memset(p, 0, sizeof(*p));
+	bus = rt_str(a, 0);
+	copy_str(p->bus_id, sizeof(p->bus_id), bus);
+	copy_str(p->bus_id_legacy, sizeof(p->bus_id_legacy), bus + (strlen(bus) > 12 ? strlen(bus) - 12 : 0));
+	p->domain = (unsigned)rt_int(a, 1);
+	p->bus = (unsigned)rt_int(a, 2);
+	p->device = (unsigned)rt_int(a, 3);
+	p->pci_device_id = (unsigned)rt_int(a, 4);
+	p->pci_subsystem_id = (unsigned)rt_int(a, 5);
+	return NVML_SUCCESS;
+}
+
+EXPORT int nvmlDeviceGetTopologyCommonAncestor(nvml_dev h1, nvml_dev h2, int *level)
+{
+	int i = idx_of(h1), j = idx_of(h2), rc;
+	char key[96];
+
+	if (i < 0 || j < 0)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	/* recorded once per pair, on the lower index */
+	snprintf(key, sizeof(key), "nvmlDeviceGetTopologyCommonAncestor(%d)", j);
+	rc = ans_i32(h1, key, level);
+	if (rc == NOT_RECORDED && !dev_answer(h1, key)) {
+		snprintf(key, sizeof(key), "nvmlDeviceGetTopologyCommonAncestor(%d)", i);
+		rc = ans_i32(h2, key, level);
+	}
+	return rc;
+}
+
+EXPORT int nvmlDeviceGetP2PStatus(nvml_dev h1, nvml_dev h2, int cap, int *status)
+{
+	int j = idx_of(h2);
+	char key[96];
+
+	if (j < 0)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	snprintf(key, sizeof(key), "nvmlDeviceGetP2PStatus(%d,%d)", j, cap);
+	return ans_i32(h1, key, status);
+}
+
+EXPORT int nvmlDeviceGetMemoryAffinity(nvml_dev h, unsigned n, unsigned long *mask, int scope)
+{
+	const struct rt_answer *a = dev_answer(h, "nvmlDeviceGetMemoryAffinity");
+	int i;
+
+	(void)scope;
+	if (!a)
+		return NOT_RECORDED;
+	if (a->rc)
+		return a->rc;
+	memset(mask, 0, n * sizeof(*mask));
+	for (i = 0; i < a->nvals && i < (int)n; i++)
+		if (a->vals[i].kind == 'r' && a->vals[i].rowlen > 0)
+			mask[i] = (unsigned long)a->vals[i].row[0];
+	return NVML_SUCCESS;
+}
+
+struct nvml_gpm_sample {
+	int dev;
+	int taken;
+};
+
+EXPORT int nvmlGpmQueryDeviceSupport(nvml_dev h, struct nvml_gpm_support *s)
+{
+	unsigned v = 0;
+	int rc;
+
+	if (s->version != NVML_GPM_SUPPORT_VERSION)
+		return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+	rc = ans_u32(h, "nvmlGpmQueryDeviceSupport", &v);
+	if (rc == 0)
+		s->is_supported_device = v;
+	return rc;
+}
+
+EXPORT int nvmlGpmSampleAlloc(struct nvml_gpm_sample **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? NVML_SUCCESS : NVML_ERROR_MEMORY;
+}
+
+EXPORT int nvmlGpmSampleFree(struct nvml_gpm_sample *s)
+{
+	free(s);
+	return NVML_SUCCESS;
+}
+
+EXPORT int nvmlGpmSampleGet(nvml_dev h, struct nvml_gpm_sample *s)
+{
+	const struct rt_answer *a = dev_answer(h, "nvmlGpmSampleGet");
+
+	if (idx_of(h) < 0 || !s)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (a && a->rc)
+		return a->rc;
+	s->dev = idx_of(h);
+	s->taken = 1;
+	return NVML_SUCCESS;
+}
+
+EXPORT int nvmlGpmMetricsGet(struct nvml_gpm_metrics_get *mg)
+{
+	unsigned i;
+
+	if (mg->version != NVML_GPM_METRICS_GET_VERSION)
+		return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+	if (!mg->sample1 || !mg->sample2 || !mg->sample1->taken || !mg->sample2->taken ||
+	    mg->sample1->dev != mg->sample2->dev || mg->num_metrics > NVML_GPM_METRIC_SLOTS)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	for (i = 0; i < mg->num_metrics; i++) {
+		char key[96];
+		const struct rt_answer *a;
+
+		snprintf(key, sizeof(key), "nvmlGpmMetricsGet(%u)", mg->metrics[i].metric_id);
+		a = inited ? rt_get(mg->sample1->dev, key) : NULL;
+		if (!a) {
+			mg->metrics[i].nvml_return = NOT_RECORDED;
+			continue;
+		}
+		mg->metrics[i].nvml_return = a->rc;
+		/* recorded in milli-percent */
+		mg->metrics[i].value = a->rc ? 0.0 : (double)rt_int(a, 0) / 1000.0;
+	}
+	return NVML_SUCCESS;
+}

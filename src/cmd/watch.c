@@ -1,0 +1,656 @@
+/*
+ * watch.c: `gpuvet watch`, a line per GPU per interval, like `nvidia-smi dmon` but for any
+ * number of GPUs, with the fields chosen on the command line (dmon's short names, the
+ * collector's values, or any `gpuvet status --query` field), as text, CSV or JSON lines;
+ * `--processes` adds the processes like `nvidia-smi pmon` (without its 4-GPU limit).
+ *
+ * The collector (gpu/collector.c) reads only what the chosen columns need, so
+ * `watch -f sm,fb,gtemp,pwr,pclk,reasons --self-cost` measures the collector on exactly those
+ * fields (tests/gpu/monitor-h200.sh compares it with raw NVML and nvidia-smi).
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "../gpu/collector.h"
+#include "../tui/columns.h"
+#include "../tui/fmt.h"
+#include "../util/strbuf.h"
+#include "../util/util.h"
+#include "cmd.h"
+
+#define MAX_COLS 64
+
+static const char usage[] =
+	"usage: gpuvet watch [-i SEC] [-c N] [-f FIELDS] [-g IDS] [--csv | --json]\n"
+	"                    [--processes] [--time] [--no-header] [--self-cost]\n"
+	"\n"
+	"A line per GPU per interval, like 'nvidia-smi dmon', for any number of GPUs. Values that\n"
+	"a GPU does not support print '-' (absent in JSON). Rates (PCIe, NVLink, energy) come from\n"
+	"counters and appear from the second interval on.\n"
+	"\n"
+	"options:\n"
+	"  -i, --interval SEC  seconds between lines (default 1; fractions allowed, min 0.001)\n"
+	"  -c, --count N       stop after N intervals (default: until interrupted)\n"
+	"  -f, --fields LIST   columns, comma-separated: dmon's names (gpu pwr gtemp mtemp sm\n"
+	"                      mem fb mclk pclk rxpci txpci), gpuvet's (smact smocc tensor dram\n"
+	"                      nvrx nvtx epwr tmarg pviol tviol procs reasons state) or any field\n"
+	"                      of 'gpuvet status --help-query'\n"
+	"  -g, --id IDS        only these GPUs: index, UUID or PCI bus id (comma-separated)\n"
+	"      --csv           comma-separated values with a header line\n"
+	"      --json          one JSON object per line (kind \"gpu\" or \"process\")\n"
+	"      --processes     also the GPU processes: PID, type, SM %, GPU memory, the CPU %\n"
+	"                      of the whole process tree, command (with --csv: processes only)\n"
+	"  -t, --time          add the time to text lines\n"
+	"      --no-header     no header lines\n"
+	"      --self-cost     at the end, print the collector's own CPU time to stderr\n"
+	"      --help-fields   list the column names\n"
+	"  -h, --help          this help\n";
+
+enum out_fmt { OUT_TEXT, OUT_CSV, OUT_JSON };
+
+struct watch_opts {
+	double interval;
+	long count;
+	const char *fields, *ids;
+	enum out_fmt fmt;
+	bool procs, time, no_header, self_cost;
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static void print_field_name(const char *name, const char *unit, const char *what)
+{
+	printf("  %-8s %-5s %s\n", name, unit, what);
+}
+
+static int help_fields(void)
+{
+	puts("watch's own column names:");
+	column_list(print_field_name);
+	puts("\nand every field of 'gpuvet status --help-query' (nvidia-smi --query-gpu names).");
+	return EXIT_OK;
+}
+
+static int parse_fields(const char *list, struct column *cols, size_t *n)
+{
+	char *copy = xstrdup(list), *tok, *save = NULL;
+
+	*n = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		str_trim(tok);
+		if (!*tok)
+			continue;
+		if (*n >= MAX_COLS) {
+			free(copy);
+			return cmd_usage_error(&cmd_watch, "at most %d fields", MAX_COLS);
+		}
+		if (!column_find(tok, &cols[*n])) {
+			fprintf(stderr, "gpuvet: error: unknown field '%s'\n", tok);
+			fputs("gpuvet: hint: 'gpuvet watch --help-fields' lists them\n", stderr);
+			free(copy);
+			return EXIT_USAGE;
+		}
+		(*n)++;
+	}
+	free(copy);
+	if (!*n)
+		return cmd_usage_error(&cmd_watch, "--fields needs at least one field");
+	return 0;
+}
+
+/* ---- text and CSV ---------------------------------------------------------------------------- */
+
+static void header(const struct watch_opts *o, const struct column *cols, size_t n)
+{
+	size_t i;
+
+	if (o->no_header)
+		return;
+	if (o->fmt == OUT_CSV) {
+		if (o->procs) {
+			puts("time,gpu,pid,type,sm_pct,mem_pct,gpu_mem_mib,tree_cpu_pct,tree_procs,"
+			     "user,container,command");
+			return;
+		}
+		fputs("time", stdout);
+		for (i = 0; i < n; i++) {
+			if (cols[i].unit[0])
+				printf(",%s [%s]", cols[i].name, cols[i].unit);
+			else
+				printf(",%s", cols[i].name);
+		}
+		putchar('\n');
+		return;
+	}
+	fputs("#", stdout);
+	if (o->time)
+		printf("%-9s", " time");
+	for (i = 0; i < n; i++)
+		printf("%s%*s", i ? " " : "", cols[i].width, cols[i].name);
+	fputs("\n#", stdout);
+	if (o->time)
+		printf("%-9s", " hh:mm:ss");
+	for (i = 0; i < n; i++)
+		printf("%s%*s", i ? " " : "", cols[i].width, cols[i].unit);
+	putchar('\n');
+}
+
+static void csv_text(const char *s)
+{
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+static void print_gpu_text(const struct watch_opts *o, const struct mon_snapshot *s,
+			   const struct mon_gpu *mg, const struct column *cols, size_t n)
+{
+	size_t i;
+	char t[16], v[160];
+	double num;
+	bool isnum;
+
+	if (o->time) {
+		time_t now = (time_t)s->wall;
+		struct tm tm;
+
+		localtime_r(&now, &tm);
+		strftime(t, sizeof(t), "%H:%M:%S", &tm);
+		printf(" %-8s", t);
+	} else {
+		putchar(' ');
+	}
+	for (i = 0; i < n; i++) {
+		if ((mg->lost || mg->hung) && cols[i].kind != COL_INDEX) {
+			printf(" %s", mg->problem[0] ? mg->problem : mg->lost ? "GPU is lost" : "GPU hung");
+			break;
+		}
+		column_value(&cols[i], s, mg, v, sizeof(v), &num, &isnum);
+		printf("%s%*s", i ? " " : "", cols[i].width - (i ? 0 : 1), v);
+	}
+	putchar('\n');
+}
+
+static void print_gpu_csv(const struct mon_snapshot *s, const struct mon_gpu *mg,
+			  const struct column *cols, size_t n)
+{
+	char v[160], t[32];
+	size_t i;
+	double num;
+	bool isnum;
+
+	fputs(fmt_clock(t, sizeof(t), s->wall), stdout);
+	for (i = 0; i < n; i++) {
+		putchar(',');
+		if ((mg->lost || mg->hung) && cols[i].kind != COL_INDEX) {
+			fputs(mg->lost ? "[GPU is lost]" : "[GPU hung]", stdout);
+			continue;
+		}
+		if (!column_value(&cols[i], s, mg, v, sizeof(v), &num, &isnum))
+			fputs("[N/A]", stdout);
+		else
+			csv_text(v);
+	}
+	putchar('\n');
+}
+
+static void proc_text_header(void)
+{
+	puts("# gpu      pid type   sm  mem  enc  dec   fb MiB  tree cpu%  procs  user      "
+	     "container     command");
+}
+
+static void print_procs_text(const struct mon_snapshot *s)
+{
+	unsigned gi;
+	size_t i;
+
+	for (gi = 0; gi < s->ngpus; gi++) {
+		bool any = false;
+
+		if (!s->gpus[gi].selected)
+			continue;
+		for (i = 0; i < s->nprocs; i++) {
+			const struct mon_proc *p = &s->procs[i];
+			char sm[8], mem[8], enc[8], dec[8], fb[16], cpu[16], np[8], cmd[100];
+
+			if (p->gpu != gi)
+				continue;
+			any = true;
+			str_fmt(sm, sizeof(sm), p->sm_pct < 0 ? "-" : "%d", p->sm_pct);
+			str_fmt(mem, sizeof(mem), p->mem_pct < 0 ? "-" : "%d", p->mem_pct);
+			str_fmt(enc, sizeof(enc), p->enc_pct < 0 ? "-" : "%d", p->enc_pct);
+			str_fmt(dec, sizeof(dec), p->dec_pct < 0 ? "-" : "%d", p->dec_pct);
+			if (p->gpu_mem_bytes >= 0)
+				str_fmt(fb, sizeof(fb), "%lld", (long long)(p->gpu_mem_bytes / (1024 * 1024)));
+			else
+				str_copy(fb, "-", sizeof(fb));
+			if (p->mapped && p->host.tree_cpu_pct >= 0)
+				str_fmt(cpu, sizeof(cpu), "%.1f", p->host.tree_cpu_pct);
+			else
+				str_copy(cpu, "-", sizeof(cpu));
+			if (p->mapped)
+				str_fmt(np, sizeof(np), "%u", p->host.tree_nprocs);
+			else
+				str_copy(np, "-", sizeof(np));
+			fmt_fit(cmd, sizeof(cmd), p->mapped ? p->host.cmd : "(not visible here)", 60);
+			printf(" %4u %8u %4c %4s %4s %4s %4s %8s %10s %6s  %-9.9s %-12.12s  %s\n", gi,
+			       p->nvml_pid, p->type == 'B' ? 'B' : p->type, sm, mem, enc, dec, fb, cpu,
+			       np, p->mapped ? p->host.user : "-",
+			       p->mapped && p->host.container[0] ? p->host.container : "-", cmd);
+		}
+		if (!any && !s->gpus[gi].lost && !s->gpus[gi].hung)
+			printf(" %4u %8s %4s %4s %4s %4s %4s %8s %10s %6s  %-9s %-12s  %s\n", gi, "-",
+			       "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-");
+	}
+}
+
+static void print_procs_csv(const struct mon_snapshot *s)
+{
+	size_t i;
+	char t[32];
+
+	fmt_clock(t, sizeof(t), s->wall);
+	for (i = 0; i < s->nprocs; i++) {
+		const struct mon_proc *p = &s->procs[i];
+
+		if (!s->gpus[p->gpu].selected)
+			continue;
+		printf("%s,%u,%u,%c,", t, p->gpu, p->nvml_pid, p->type);
+		if (p->sm_pct >= 0)
+			printf("%d,%d,", p->sm_pct, p->mem_pct);
+		else
+			fputs("[N/A],[N/A],", stdout);
+		if (p->gpu_mem_bytes >= 0)
+			printf("%lld,", (long long)(p->gpu_mem_bytes / (1024 * 1024)));
+		else
+			fputs("[N/A],", stdout);
+		if (p->mapped && p->host.tree_cpu_pct >= 0)
+			printf("%.1f,%u,", p->host.tree_cpu_pct, p->host.tree_nprocs);
+		else if (p->mapped)
+			printf("[N/A],%u,", p->host.tree_nprocs);
+		else
+			fputs("[N/A],[N/A],", stdout);
+		csv_text(p->mapped ? p->host.user : "");
+		putchar(',');
+		csv_text(p->mapped ? p->host.container : "");
+		putchar(',');
+		csv_text(p->mapped ? p->host.cmd : "");
+		putchar('\n');
+	}
+}
+
+/* ---- JSON ------------------------------------------------------------------------------------ */
+
+static void put_json(json_t *o)
+{
+	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+
+	puts(s);
+	free(s);
+	json_decref(o);
+}
+
+static void print_gpu_json(const struct mon_snapshot *s, const struct mon_gpu *mg,
+			   const struct column *cols, size_t n)
+{
+	json_t *o = json_object();
+	char v[160];
+	size_t i;
+
+	json_object_set_new(o, "kind", json_string("gpu"));
+	json_object_set_new(o, "time", json_real(round(s->wall * 1000.0) / 1000.0));
+	json_object_set_new(o, "gpu", json_integer(mg->g.index));
+	json_object_set_new(o, "state",
+			    json_string(mg->lost ? "lost" : mg->hung ? "hung" : mg->problem[0] ? "error" : "ok"));
+	if (mg->problem[0])
+		json_object_set_new(o, "problem", json_string(mg->problem));
+	for (i = 0; i < n && !mg->lost && !mg->hung; i++) {
+		double num;
+		bool isnum;
+
+		if (cols[i].kind == COL_INDEX || cols[i].kind == COL_STATE)
+			continue;
+		if (!column_value(&cols[i], s, mg, v, sizeof(v), &num, &isnum))
+			continue; /* n/a: absent, never 0 */
+		if (cols[i].kind == COL_REASONS) {
+			json_t *arr = json_array();
+			char *tok, *save = NULL;
+
+			if (strcmp(v, "none") != 0)
+				for (tok = strtok_r(v, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+					json_array_append_new(arr, json_string(str_trim(tok)));
+			json_object_set_new(o, cols[i].key, arr);
+		} else if (!isnum) {
+			json_object_set_new(o, cols[i].key, json_string(v));
+		} else if (cols[i].json_div != 1) {
+			json_object_set_new(o, cols[i].key, json_real(num));
+		} else {
+			json_object_set_new(o, cols[i].key, json_integer((json_int_t)llround(num)));
+		}
+	}
+	put_json(o);
+}
+
+static void print_procs_json(const struct mon_snapshot *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nprocs; i++) {
+		const struct mon_proc *p = &s->procs[i];
+		json_t *o;
+		char type[2] = {p->type, 0};
+
+		if (!s->gpus[p->gpu].selected)
+			continue;
+		o = json_object();
+		json_object_set_new(o, "kind", json_string("process"));
+		json_object_set_new(o, "time", json_real(round(s->wall * 1000.0) / 1000.0));
+		json_object_set_new(o, "gpu", json_integer(p->gpu));
+		json_object_set_new(o, "pid", json_integer(p->nvml_pid));
+		json_object_set_new(o, "type", json_string(type));
+		if (p->gpu_mem_bytes >= 0)
+			json_object_set_new(o, "gpu_mem_bytes", json_integer(p->gpu_mem_bytes));
+		if (p->sm_pct >= 0) {
+			json_object_set_new(o, "sm_pct", json_integer(p->sm_pct));
+			json_object_set_new(o, "mem_pct", json_integer(p->mem_pct));
+			json_object_set_new(o, "enc_pct", json_integer(p->enc_pct));
+			json_object_set_new(o, "dec_pct", json_integer(p->dec_pct));
+		}
+		json_object_set_new(o, "visible", json_boolean(p->mapped != 0));
+		if (p->mapped) {
+			json_object_set_new(o, "local_pid", json_integer(p->host.pid));
+			if (p->mapped == 'f')
+				json_object_set_new(o, "matched_by", json_string("device files"));
+			json_object_set_new(o, "user", json_string(p->host.user));
+			if (p->host.container[0])
+				json_object_set_new(o, "container", json_string(p->host.container));
+			if (p->host.inner_pid != p->host.pid)
+				json_object_set_new(o, "container_pid", json_integer(p->host.inner_pid));
+			json_object_set_new(o, "command", json_string(p->host.cmd));
+			if (p->host.cpu_pct >= 0)
+				json_object_set_new(o, "cpu_pct", json_real(round(p->host.cpu_pct * 10) / 10));
+			if (p->host.tree_cpu_pct >= 0)
+				json_object_set_new(o, "tree_cpu_pct",
+						    json_real(round(p->host.tree_cpu_pct * 10) / 10));
+			json_object_set_new(o, "tree_procs", json_integer(p->host.tree_nprocs));
+			json_object_set_new(o, "host_rss_bytes", json_integer(p->host.rss_bytes));
+			json_object_set_new(o, "tree_rss_bytes", json_integer(p->host.tree_rss_bytes));
+		}
+		put_json(o);
+	}
+}
+
+/* ---- the loop -------------------------------------------------------------------------------- */
+
+static void self_cost(const struct mon_snapshot *s, double self_cpu_s, uint64_t ticks, bool json)
+{
+	const struct mon_cost *c = &s->cost;
+	double per = c->gpu_samples ? 1.0 / (double)c->gpu_samples : 0;
+	double ticks_d = c->fast_ticks ? (double)c->fast_ticks : 1;
+	unsigned sel = 0, i;
+
+	for (i = 0; i < s->ngpus; i++)
+		sel += s->gpus[i].selected && !s->gpus[i].lost && !s->gpus[i].hung;
+	if (json) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "kind", json_string("self_cost"));
+		json_object_set_new(o, "fast_ticks", json_integer((json_int_t)c->fast_ticks));
+		json_object_set_new(o, "gpus", json_integer(sel));
+		json_object_set_new(o, "collector_us_per_tick_per_gpu",
+				    json_real(c->fast_cpu_ns * per / 1000.0));
+		json_object_set_new(o, "fast_fields_us_per_tick_per_gpu",
+				    json_real(c->fast_nvml_cpu_ns * per / 1000.0));
+		json_object_set_new(o, "process_lists_us_per_tick_per_gpu",
+				    json_real(c->procs_nvml_cpu_ns * per / 1000.0));
+		json_object_set_new(o, "gpm_us_per_tick_per_gpu", json_real(c->gpm_cpu_ns * per / 1000.0));
+		json_object_set_new(o, "proc_reads_us_per_tick", json_real(c->host_cpu_ns / ticks_d / 1000.0));
+		json_object_set_new(o, "slow_ms_per_tick",
+				    json_real(c->slow_ticks ? c->slow_cpu_ns / 1e6 / (double)c->slow_ticks : 0));
+		json_object_set_new(o, "process_us_per_tick_per_gpu",
+				    json_real(ticks && sel ? self_cpu_s * 1e6 / (double)ticks / sel : 0));
+		{
+			char *str = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+
+			fprintf(stderr, "%s\n", str);
+			free(str);
+		}
+		json_decref(o);
+		return;
+	}
+	fprintf(stderr,
+		"# self-cost: %llu fast ticks on %u GPU%s: collector %.1f us CPU per tick per GPU "
+		"(fields %.1f, process lists %.1f, GPM %.1f; /proc %.1f us per tick); slow tier %.2f ms "
+		"per tick; whole gpuvet %.1f us per tick per GPU\n",
+		(unsigned long long)c->fast_ticks, sel, sel == 1 ? "" : "s", c->fast_cpu_ns * per / 1000.0,
+		c->fast_nvml_cpu_ns * per / 1000.0, c->procs_nvml_cpu_ns * per / 1000.0,
+		c->gpm_cpu_ns * per / 1000.0, c->host_cpu_ns / ticks_d / 1000.0,
+		c->slow_ticks ? c->slow_cpu_ns / 1e6 / (double)c->slow_ticks : 0.0,
+		ticks && sel ? self_cpu_s * 1e6 / (double)ticks / sel : 0.0);
+}
+
+static double process_cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+	       ru.ru_stime.tv_usec / 1e6;
+}
+
+static int run_loop(const struct watch_opts *o, struct column *cols, size_t ncols, bool user_fields)
+{
+	struct mon_opts mo;
+	struct collector *c = NULL;
+	struct mon_snapshot s;
+	struct err e;
+	uint64_t seq = 0, first_seq = 0;
+	long printed = 0;
+	double cpu_first = 0;
+	size_t i;
+	bool need_slow = false, need_gpm = false;
+	unsigned need = 0;
+	int rc = EXIT_OK;
+
+	memset(&mo, 0, sizeof(mo));
+	memset(&s, 0, sizeof(s));
+	err_clear(&e);
+	mo.fast_ns = (int64_t)(o->interval * 1e9);
+	mo.procs = o->procs;
+	mo.ids = o->ids;
+	if (!user_fields)
+		ncols = column_defaults(cols, MAX_COLS, true);
+	/* ask the collector for what the columns need, and nothing else */
+	for (i = 0; i < ncols; i++) {
+		need |= cols[i].need_fast;
+		need_slow |= cols[i].need_slow;
+		need_gpm |= cols[i].need_gpm;
+		mo.procs |= cols[i].need_procs;
+	}
+	mo.fast_mask = need ? need : PF_UTIL;
+	mo.gpm = need_gpm;
+	mo.slow_ns = need_slow ? (mo.fast_ns > 1000000000LL ? mo.fast_ns : 1000000000LL) : -1;
+	if (collector_open(&c, &mo, &e) != 0)
+		return cmd_report_error(&e);
+	seq = collector_wait(c, 0, 30000);
+	collector_copy(c, &s);
+	if (s.ngpus == 0) {
+		printf("no NVIDIA GPU found by NVML (driver %s)\n",
+		       s.driver_version[0] ? s.driver_version : "n/a");
+		goto out;
+	}
+	{
+		char bad[64];
+
+		if (!mon_ids_valid(&s, o->ids, bad, sizeof(bad))) {
+			fprintf(stderr, "gpuvet: error: no GPU matches '%s' (%u GPUs present)\n", bad,
+				s.ngpus);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (!user_fields) {
+		bool any_gpm = false;
+
+		for (i = 0; i < s.ngpus; i++)
+			if (num_ok(&s.gpus[i].gpm_supported) && s.gpus[i].gpm_supported.v)
+				any_gpm = true;
+		ncols = column_defaults(cols, MAX_COLS, any_gpm);
+	}
+	if (o->fmt != OUT_JSON)
+		header(o, cols, ncols);
+	if (o->fmt == OUT_TEXT && o->procs && !o->no_header)
+		proc_text_header();
+	first_seq = seq;
+	cpu_first = process_cpu_s();
+	while (!interrupted) {
+		unsigned gi;
+
+		if (!seq) {
+			fputs("gpuvet: error: the collector produced nothing within 30 s\n", stderr);
+			rc = EXIT_ERROR;
+			break;
+		}
+		for (gi = 0; gi < s.ngpus; gi++) {
+			const struct mon_gpu *mg = &s.gpus[gi];
+
+			if (!mg->selected)
+				continue;
+			if (o->fmt == OUT_JSON)
+				print_gpu_json(&s, mg, cols, ncols);
+			else if (o->fmt == OUT_CSV && !o->procs)
+				print_gpu_csv(&s, mg, cols, ncols);
+			else if (o->fmt == OUT_TEXT)
+				print_gpu_text(o, &s, mg, cols, ncols);
+		}
+		if (o->procs) {
+			if (o->fmt == OUT_JSON)
+				print_procs_json(&s);
+			else if (o->fmt == OUT_CSV)
+				print_procs_csv(&s);
+			else
+				print_procs_text(&s);
+		}
+		if (s.note[0] && o->fmt == OUT_TEXT && printed == 0)
+			printf("# note: %s\n", s.note);
+		if (s.stalled) {
+			fprintf(stderr, "gpuvet: error: NVML stopped answering: %s\n", s.stall_msg);
+			rc = EXIT_FAIL;
+			break;
+		}
+		fflush(stdout);
+		if (++printed >= o->count && o->count > 0)
+			break;
+		{
+			uint64_t next = collector_wait(c, seq, (int)(o->interval * 1000) + 30000);
+
+			if (next == seq)
+				continue; /* interrupted or timed out: the loop checks */
+			seq = next;
+		}
+		collector_copy(c, &s);
+	}
+	if (o->self_cost)
+		self_cost(&s, process_cpu_s() - cpu_first, s.cost.fast_ticks - (first_seq ? 1 : 0),
+			  o->fmt == OUT_JSON);
+out:
+	fflush(stdout);
+	mon_snapshot_free(&s);
+	collector_close(c);
+	return interrupted ? EXIT_OK : rc;
+}
+
+static int run_watch(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"interval", required_argument, NULL, 'i'},
+		{"count", required_argument, NULL, 'c'},
+		{"fields", required_argument, NULL, 'f'},
+		{"id", required_argument, NULL, 'g'},
+		{"csv", no_argument, NULL, 'C'},
+		{"json", no_argument, NULL, 'J'},
+		{"processes", no_argument, NULL, 'p'},
+		{"time", no_argument, NULL, 't'},
+		{"no-header", no_argument, NULL, 'N'},
+		{"self-cost", no_argument, NULL, 'S'},
+		{"help-fields", no_argument, NULL, 'H'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct watch_opts o;
+	struct column cols[MAX_COLS];
+	size_t ncols = 0;
+	int opt, rc;
+
+	memset(&o, 0, sizeof(o));
+	o.interval = 1.0;
+	while ((opt = getopt_long(argc, argv, "i:c:f:g:pth", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'i': {
+			char *end = NULL;
+
+			o.interval = strtod(optarg, &end);
+			if (!end || *end || !(o.interval >= 0.001) || o.interval > 86400)
+				return cmd_usage_error(&cmd_watch,
+						       "--interval takes seconds from 0.001 to 86400, not '%s'",
+						       optarg);
+			break;
+		}
+		case 'c': {
+			int64_t v;
+
+			if (parse_i64(optarg, &v) != 0 || v < 1)
+				return cmd_usage_error(&cmd_watch, "--count takes a positive number, not '%s'",
+						       optarg);
+			o.count = (long)v;
+			break;
+		}
+		case 'f': o.fields = optarg; break;
+		case 'g': o.ids = optarg; break;
+		case 'C': o.fmt = OUT_CSV; break;
+		case 'J': o.fmt = OUT_JSON; break;
+		case 'p': o.procs = true; break;
+		case 't': o.time = true; break;
+		case 'N': o.no_header = true; break;
+		case 'S': o.self_cost = true; break;
+		case 'H': return help_fields();
+		case 'h': cmd_print_usage(&cmd_watch); return EXIT_OK;
+		default: return cmd_usage_error(&cmd_watch, "bad option");
+		}
+	}
+	if (optind < argc)
+		return cmd_usage_error(&cmd_watch, "unexpected argument '%s'", argv[optind]);
+	if (o.fields && (rc = parse_fields(o.fields, cols, &ncols)) != 0)
+		return rc;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	return run_loop(&o, cols, ncols, o.fields != NULL);
+}
+
+const struct cmd cmd_watch = {
+	"watch", "a line per GPU per interval (dmon for any number of GPUs)", usage, run_watch,
+};

@@ -1,0 +1,144 @@
+/*
+ * collector.h: one collector for every live front end (top, watch, later serve).
+ *
+ * The collector owns the NVML session (probe_open) and two threads:
+ *   - the fast tier, every tick (default 1 s): utilisation, memory, power, temperatures,
+ *     clocks, clock-event reasons, PCIe link, the running processes with their GPU memory and
+ *     SM %, GPM metrics where the GPU has them, and the host side of each process (user,
+ *     container, command line, CPU of the whole process tree);
+ *   - the slow tier, on its own thread and rate (default 5 s): PCIe and NVLink traffic from
+ *     byte counters (nvmlDeviceGetPcieThroughput, which sleeps 20 ms, only where there are no
+ *     counters), average power from the energy counter, ECC, remapped rows, slowdown counters.
+ * Static facts are read once at open. A query that answers "not supported" is asked once and
+ * skipped after. Rates come from counters and monotonic time.
+ *
+ * Every vendor call runs under the watchdog (vendor/watchdog.h): a GPU whose call hangs is
+ * marked and skipped, a GPU that answers "lost" is marked and skipped, the rest keep going.
+ * Front ends never wait for NVML: each tier builds its results privately and publishes them
+ * under a mutex; collector_copy takes the latest in microseconds. The collector measures its
+ * own CPU time per tick (CLOCK_THREAD_CPUTIME_ID, what getrusage(RUSAGE_THREAD) reports).
+ *
+ * Nothing here prints. The snapshot types carry no NVML types.
+ */
+#ifndef GPUVET_COLLECTOR_H
+#define GPUVET_COLLECTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../host/proctree.h"
+#include "../util/err.h"
+#include "device.h"
+#include "probe.h"
+
+struct mon_opts {
+	int64_t fast_ns;      /* tick of the fast tier; 0: 1 s */
+	int64_t slow_ns;      /* tick of the slow tier; 0: 5 s; < 0: no slow tier */
+	unsigned fast_mask;   /* enum probe_fast groups to read; 0: all */
+	bool procs;	      /* process lists, per-process SM %, host details */
+	bool gpm;	      /* GPM metrics where supported */
+	const char *ids;      /* only these GPUs (index, UUID or bus id, comma-separated) */
+	int call_timeout_ms;  /* per vendor call; 0: the watchdog's default */
+};
+
+/* Slowdown counters of the health tier, in the order of struct mon_gpu.ce_busy_mpct. */
+enum { CE_BUSY_SW_POWER, CE_BUSY_SYNC_BOOST, CE_BUSY_SW_THERMAL, CE_BUSY_HW_THERMAL,
+       CE_BUSY_HW_POWER_BRAKE, CE_BUSY_N };
+
+struct mon_gpu {
+	struct gpu g; /* static facts, the fast tier's sample and the health counters */
+	bool selected; /* sampled (see mon_opts.ids) */
+
+	/* slow tier, rates over its interval */
+	struct num pcie_tx_bytes_s, pcie_rx_bytes_s;
+	char pcie_source; /* 'c' byte counters, 't' nvmlDeviceGetPcieThroughput, 0 none */
+	struct num nvlink_tx_bytes_s, nvlink_rx_bytes_s;
+	unsigned nvlink_up; /* active links (static read) */
+	struct num energy_avg_mw; /* from the energy counter */
+	struct num ce_busy_mpct[CE_BUSY_N]; /* share of the interval in each slowdown, milli-% */
+
+	/* GPM (Hopper and later), milli-percent */
+	struct num gpm_supported;
+	struct num gpm[GPM_NMETRICS];
+
+	/* per-process utilisation: VAL_OK when the driver answers, VAL_NA unsupported or MIG */
+	struct num proc_util;
+
+	/* state */
+	bool lost;	      /* answered "GPU is lost"; no longer sampled */
+	bool hung;	      /* a call did not return; no longer sampled */
+	int64_t problem_ns;   /* monotonic time the problem was seen */
+	char problem[200];    /* one line, "" when none */
+	unsigned fast_unsupported; /* probe_fast groups no longer asked */
+	int64_t fast_t_ns, slow_t_ns; /* last samples, 0 never */
+};
+
+struct mon_proc {
+	unsigned gpu;		/* NVML index */
+	unsigned nvml_pid;	/* what NVML reports (a host PID) */
+	char type;		/* 'C' compute, 'G' graphics, 'B' both */
+	int64_t gpu_mem_bytes;	/* -1 when the driver withholds it */
+	int sm_pct, mem_pct, enc_pct, dec_pct; /* -1 n/a */
+	char mapped;		/* 'd' same PID here, 'f' matched by its /dev/nvidia files,
+				   0 not visible from here */
+	struct proc_info host;	/* valid when mapped */
+};
+
+struct mon_cost {
+	uint64_t fast_ticks, slow_ticks;
+	uint64_t gpu_samples;	   /* GPU readings of the fast tier (ticks x GPUs) */
+	int64_t fast_cpu_ns;	   /* totals since open, thread CPU time; a tick counts from the
+				      previous tick's end: its wake-up, reads and publication */
+	int64_t fast_nvml_cpu_ns;  /* of which the fast fields (the whole tick when neither
+				      processes nor GPM are read: parts are not timed then) */
+	int64_t procs_nvml_cpu_ns; /* process lists and utilisation samples */
+	int64_t gpm_cpu_ns;
+	int64_t host_cpu_ns;	   /* /proc reads for the process table */
+	int64_t slow_cpu_ns;
+	int64_t last_fast_cpu_ns, last_fast_wall_ns; /* the latest tick */
+	int64_t last_slow_cpu_ns, last_slow_wall_ns;
+	int64_t elapsed_ns;	   /* since open */
+	uint64_t nvml_errors;	   /* answers other than success or not supported */
+};
+
+struct mon_snapshot {
+	uint64_t seq;	/* 0 before the first fast tick */
+	int64_t t_ns;	/* monotonic time of the latest fast tick */
+	double wall;	/* its wall-clock time */
+	char driver_version[32], nvml_version[32];
+	int cuda_driver_version; /* 13000 = 13.0; 0 unknown */
+	char nvml_path[256];
+	unsigned ngpus;
+	struct mon_gpu *gpus;
+	struct mon_proc *procs;
+	size_t nprocs;
+	enum proctree_pidns pidns;
+	char note[300];	/* about process attribution, "" none */
+	bool stalled;	/* a call that is not about one GPU hung: nothing is sampled any more */
+	char stall_msg[256];
+	struct mon_cost cost;
+	int64_t fast_ns, slow_ns;
+};
+
+struct collector;
+
+/* Load NVML, read the static facts and start the tiers. -1 with e when NVML cannot be loaded
+ * or initialised, or hangs while starting. */
+int collector_open(struct collector **out, const struct mon_opts *o, struct err *e);
+/* Copy the latest snapshot into out (its old contents are freed). Never waits on NVML;
+ * returns its seq. out must be zeroed before the first call. */
+uint64_t collector_copy(struct collector *c, struct mon_snapshot *out);
+/* Wait until a snapshot newer than seq is published or timeout_ms pass; returns the newest
+ * seq. */
+uint64_t collector_wait(struct collector *c, uint64_t seq, int timeout_ms);
+/* Stop the tiers (waiting at most about a second for a hung one) and end the session. */
+void collector_close(struct collector *c);
+void mon_snapshot_free(struct mon_snapshot *s);
+
+/* Does GPU g match one entry of an -i list (index, UUID, bus id or its tail)? */
+bool mon_gpu_matches(const struct gpu *g, const char *id);
+/* Check that every entry of ids names a GPU of s; the first that does not into bad. */
+bool mon_ids_valid(const struct mon_snapshot *s, const char *ids, char *bad, size_t n);
+
+#endif
