@@ -43,7 +43,7 @@ static void topo_job_run(void *arg)
 	struct topo_job *j = arg;
 	struct probe *p = NULL;
 
-	j->rc = probe_open(&p, &j->sys, PROBE_NVML | PROBE_STATIC, &j->e);
+	j->rc = probe_open(&p, &j->sys, PROBE_NVML | PROBE_STATIC | PROBE_STATIC_SLOW, &j->e);
 	if (j->rc == 0 && j->sys.nvml_lib.loaded && j->sys.nvml_init.v == 0) {
 		/* the current PCIe link is a fast-tier reading */
 		probe_sample(p, &j->sys, PROBE_FAST, &j->e);
