@@ -6,11 +6,11 @@ M="$SCEN/monitor"
 export LC_ALL=C
 
 expect_exit "top --once, two GPUs" 0 "$GPUVET" --replay "$M/x2.json" top --once -d 0.2 --width 120
-expect_grep "title" '^ gpuvet top  vm  driver 580.159.04  CUDA 13.0  2 GPUs' "$TMP/out"
+expect_grep "title" '^ gpuvet top  scrubbed-host  driver 580.159.04  CUDA 13.0  2 GPUs' "$TMP/out"
 expect_grep "panel GPU 0" '^ GPU 0  H200  ok  00000000:00:06.0  P0' "$TMP/out"
 expect_grep "panel GPU 1" '^ GPU 1  H200  ok  00000000:00:07.0  P0' "$TMP/out"
-expect_grep "utilisation and memory" '^   util \[ +\] 0%  mem \[ +\] 0B/140G  temp 32C \(55C to slowdown\)' "$TMP/out"
-expect_grep "power and clocks" '^   pwr  \[\|+ +\] 79/700W  sm 345/1980MHz  mem 3201/3201MHz' "$TMP/out"
+expect_grep "utilisation and memory" '^   util \[ +\] 0%  mem \[ +\] 0B/140G  temp 40C \(47C to slowdown\)' "$TMP/out"
+expect_grep "power and clocks" '^   pwr  \[\|+ +\] 81/700W  sm 345/1980MHz  mem 3201/3201MHz' "$TMP/out"
 expect_grep "traffic and ecc" '^   pcie rx .* tx .*  gen5 x16  nvlink 18 up .*ecc 0 uncorr 0 corr' "$TMP/out"
 expect_grep "idle in words" '^   idle  sm active 0%  occupancy 0%  tensor 0%  dram 0%' "$TMP/out"
 expect_grep "history line" '^   util .* 5m$' "$TMP/out"

@@ -69,7 +69,7 @@ quit_ok() {
 
 # ---- two GPUs with a training job, 120x40 ---------------------------------------------------
 start a 120 40 "" --replay "$M/procs.json" top -d 0.5
-see "top starts" a '^ gpuvet top  vm  driver 580.159.04'
+see "top starts" a '^ gpuvet top  scrubbed-host  driver 580.159.04'
 see "GPU panels" a '^ GPU 1  H200  ok'
 see "process row" a '4242 alice +3f2a9c1d8e7b +0 +23G +87 .*python3 train.py --epochs 3'
 see "second job appears" a '5151 root .*python3 serve.py'
@@ -130,7 +130,7 @@ start c 80 24 "" --replay "$M/x16.json" top -d 0.5
 see "16 GPUs at 80x24" c '^ 15 '
 see "16 GPUs first line" c '^  0 '
 keys c 9
-see "pick GPU 9 of 16" c 'showing GPU 9'
+see "pick GPU 9 of 16" c '^ GPU 9  H200  ok'
 quit_ok "quit 16" c
 
 # ---- a GPU lost mid-run, throttling, monochrome ----------------------------------------------

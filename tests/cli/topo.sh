@@ -28,7 +28,7 @@ expect_grep "one GPU matrix" '^GPU0   X ' "$TMP/out"
 expect_no_grep "matrix only" '^NVLink' "$TMP/out"
 expect_exit "topo on eight GPUs" 0 "$GPUVET" --replay "$M/x8.json" topo -m
 expect_grep "eight columns" 'GPU7  CPU Affinity' "$TMP/out"
-expect_exit "topo on a recording without topology" 0 "$GPUVET" --replay "$M/h200x2-base.json" topo
+expect_exit "topo on a recording without topology" 0 "$GPUVET" --replay "$SCEN/h200x2.json" topo
 expect_grep "unknown cells say n/a" '^GPU0   X     n/a ' "$TMP/out"
 expect_grep "no p2p answers" '^P2P: not reported by NVML$' "$TMP/out"
 expect_exit "topo bad option" 4 "$GPUVET" --replay "$M/x2.json" topo --bogus

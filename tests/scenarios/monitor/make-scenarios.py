@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """make-scenarios.py: writes the replay scenarios of the live monitor (top, watch, topo).
 
-Every scenario derives from one recording of the 2x H200 machine (BASE below; for now a copy of
-the skeleton recording, later tests/scenarios/h200x2.json) and changes only what the case needs.
+Every scenario derives from one recording of the 2x H200 machine (BASE below: tests/scenarios/h200x2.json,
+recorded with `gpuvet record --scrub`) and changes only what the case needs.
 The JSON files are committed; run this again after changing it or BASE:
 
     python3 tests/scenarios/monitor/make-scenarios.py
@@ -16,7 +16,7 @@ import json
 import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BASE = "h200x2-base.json"
+BASE = "../h200x2.json"
 GiB = 1024 ** 3
 TOTAL = 150754820096
 RESERVED = 644939776
