@@ -8,10 +8,13 @@
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../checks/doctor.h"
 #include "../gpu/probe.h"
+#include "../gpu/topo.h"
+#include "../vendor/watchdog.h"
 #include "../record/recorder.h"
 #include "../record/recording.h"
 #include "../util/util.h"
@@ -29,6 +32,37 @@ static const char usage[] =
 	"  --scrub            replace GPU serial numbers, UUIDs and the host name\n"
 	"  -m, --message TEXT a description stored in the file\n"
 	"  -h, --help         this help\n";
+
+struct extra_job {
+	struct gpu_system sys;
+	struct err e;
+};
+
+/* What the other commands read beyond doctor: the topology (topo) and the per-process
+ * utilisation samples (top, watch), so they replay from the same recording. */
+static void record_extra(void *arg)
+{
+	struct extra_job *j = arg;
+	struct probe *p = NULL;
+	struct topo t;
+	unsigned i;
+
+	memset(&t, 0, sizeof(t));
+	if (probe_open(&p, &j->sys, PROBE_NVML | PROBE_STATIC, &j->e) == 0 &&
+	    j->sys.nvml_lib.loaded && j->sys.nvml_init.v == 0) {
+		probe_topology(p, &j->sys, &t);
+		for (i = 0; i < j->sys.ngpus; i++) {
+			struct proc_util_sample *samples = NULL;
+			size_t n = 0;
+			struct num st;
+
+			probe_process_util(p, &j->sys.gpus[i], 0, &samples, &n, &st);
+			free(samples);
+		}
+		topo_free(&t);
+	}
+	probe_close(p);
+}
 
 static int run_record(int argc, char **argv)
 {
@@ -64,6 +98,15 @@ static int run_record(int argc, char **argv)
 	if (rc != 0 && !in.sys.hung) {
 		rec_stop();
 		return cmd_report_error(&e);
+	}
+	if (!in.sys.hung) {
+		struct extra_job *xj = xcalloc(1, sizeof(*xj));
+
+		/* on a hang the job is abandoned to the stuck thread, as probe_run does */
+		if (watchdog_run(record_extra, xj, 0, &xj->e) == 0) {
+			gpu_system_free(&xj->sys);
+			free(xj);
+		}
 	}
 	ngpus = in.sys.ngpus;
 	rc = rec_write(argv[optind], &meta, &e);

@@ -65,6 +65,13 @@ static bool same_bus(const char *a, const char *b)
 	return strcasecmp(a, b) == 0;
 }
 
+/* A remote end NVML hides: in the H200 VMs every link's remote PCI info reads
+ * FFFFFFFF:FF:FF.0 (driver 580.159.04, passthrough), although nvidia-smi shows NV18. */
+static bool bus_hidden(const char *bus)
+{
+	return str_starts(bus, "FFFFFFFF") || str_starts(bus, "ffffffff");
+}
+
 void topo_count_links(struct topo *t, const struct gpu_system *sys)
 {
 	unsigned i, j, l;
@@ -72,13 +79,17 @@ void topo_count_links(struct topo *t, const struct gpu_system *sys)
 	memset(t->nvlinks, 0, (size_t)t->n * t->n * sizeof(*t->nvlinks));
 	for (i = 0; i < t->n; i++) {
 		struct topo_gpu *tg = &t->gpus[i];
+		unsigned unknown = 0;
 
 		for (l = 0; l < tg->nlinks; l++) {
 			struct topo_link *lk = &tg->links[l];
 
 			lk->remote_gpu = -1;
-			if (!text_ok(&lk->remote_bus))
+			if (!text_ok(&lk->remote_bus) || bus_hidden(lk->remote_bus.s)) {
+				if (num_ok(&lk->active) && lk->active.v)
+					unknown++;
 				continue;
+			}
 			for (j = 0; j < t->n && j < sys->ngpus; j++) {
 				if (text_ok(&sys->gpus[j].st.bus_id) &&
 				    same_bus(lk->remote_bus.s, sys->gpus[j].st.bus_id.s)) {
@@ -89,6 +100,17 @@ void topo_count_links(struct topo *t, const struct gpu_system *sys)
 			if (lk->remote_gpu >= 0 && lk->remote_gpu != (int)i && num_ok(&lk->active) &&
 			    lk->active.v)
 				t->nvlinks[i * t->n + (unsigned)lk->remote_gpu]++;
+		}
+		/* Links whose far end is hidden go to every GPU NVML says this one reaches over
+		 * NVLink: the pair of an NVLink bridge, or every GPU behind the same NVSwitches
+		 * (where nvidia-smi also prints NV18 for each pair). */
+		if (!unknown || !t->p2p)
+			continue;
+		for (j = 0; j < t->n; j++) {
+			const struct num *nv = j == i ? NULL : topo_p2p(t, i, j, TOPO_P2P_NVLINK);
+
+			if (nv && num_ok(nv) && nv->v == 0 && t->nvlinks[i * t->n + j] == 0)
+				t->nvlinks[i * t->n + j] = unknown;
 		}
 	}
 }
@@ -384,6 +406,8 @@ static void format_nvlink(const struct topo *t, struct strbuf *out)
 				str_copy(speed, "n/a", sizeof(speed));
 			if (lk->remote_gpu >= 0)
 				str_fmt(far, sizeof(far), "GPU%d", lk->remote_gpu);
+			else if (text_ok(&lk->remote_bus) && bus_hidden(lk->remote_bus.s))
+				str_copy(far, "hidden by NVML", sizeof(far));
 			else if (text_ok(&lk->remote_bus))
 				str_fmt(far, sizeof(far), "%s (not a GPU)", lk->remote_bus.s);
 			else
