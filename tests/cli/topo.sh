@@ -32,3 +32,8 @@ expect_exit "topo on a recording without topology" 0 "$GPUVET" --replay "$SCEN/h
 expect_grep "unknown cells say n/a" '^GPU0   X     n/a ' "$TMP/out"
 expect_grep "no p2p answers" '^P2P: not reported by NVML$' "$TMP/out"
 expect_exit "topo bad option" 4 "$GPUVET" --replay "$M/x2.json" topo --bogus
+
+# the H200 VMs hide every link's far end; P2P over NVLink still names the pair (as nvidia-smi)
+expect_exit "topo with hidden link ends" 0 "$GPUVET" --replay "$M/x2-hidden-remote.json" topo
+expect_grep "hidden link ends: NV18 row 0" '^GPU0   X     NV18 ' "$TMP/out"
+expect_grep "hidden link ends: links say so" 'hidden by NVML' "$TMP/out"
