@@ -335,8 +335,11 @@ static void human_status(const struct gpu_system *sys, const struct status_opts 
 		str_fmt(power, sizeof(power), "%s/%sW",
 			num_ok(&s->power_mw) ? (str_fmt(a, sizeof(a), "%lld", (long long)(s->power_mw.v + 500) / 1000), a)
 					     : "n/a",
+			/* the table reads the current limit; JSON also has the enforced one */
 			num_ok(&st->power_enforced_mw)
 				? (str_fmt(b, sizeof(b), "%lld", (long long)(st->power_enforced_mw.v + 500) / 1000), b)
+			: num_ok(&st->power_limit_mw)
+				? (str_fmt(b, sizeof(b), "%lld", (long long)(st->power_limit_mw.v + 500) / 1000), b)
 				: "n/a");
 		if (num_ok(&s->mem_used_bytes) && num_ok(&st->mem_total_bytes)) {
 			human_bytes_gib(a, sizeof(a), s->mem_used_bytes.v);

@@ -8,6 +8,7 @@
  * docs/scenarios.md. Never linked into gpuvet itself.
  */
 #define _GNU_SOURCE
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -458,6 +459,26 @@ EXPORT int nvmlDeviceGetMarginTemperature(nvml_dev h, struct nvml_margin_tempera
 	return rc;
 }
 
+/* A field the recording has only as the answer of its own call (gpuvet reads some values
+ * through fields in one code path and through calls in another): answer from the call. */
+static bool field_from_call(nvml_dev h, unsigned id, struct nvml_field_value *fv)
+{
+	const struct rt_answer *a = NULL;
+	int idx = 0;
+
+	switch (id) {
+	case NVML_FI_DEV_ECC_CURRENT: a = dev_answer(h, "nvmlDeviceGetEccMode"); break;
+	case NVML_FI_DEV_ECC_DBE_VOL_TOTAL: a = dev_answer(h, "nvmlDeviceGetTotalEccErrors(1,0)"); break;
+	case NVML_FI_DEV_POWER_CURRENT_LIMIT: a = dev_answer(h, "nvmlDeviceGetPowerManagementLimit"); break;
+	default: return false;
+	}
+	if (!a)
+		return false;
+	fv->nvml_return = a->rc;
+	fv->value.sll = rt_int(a, idx);
+	return true;
+}
+
 EXPORT int nvmlDeviceGetFieldValues(nvml_dev h, int n, struct nvml_field_value *fv)
 {
 	int i;
@@ -477,6 +498,8 @@ EXPORT int nvmlDeviceGetFieldValues(nvml_dev h, int n, struct nvml_field_value *
 			a = dev_answer(h, key);
 		}
 		fv[i].value_type = NVML_VALUE_TYPE_SIGNED_LONG_LONG;
+		if (!a && field_from_call(h, fv[i].field_id, &fv[i]))
+			continue;
 		if (!a) {
 			fv[i].nvml_return = NOT_RECORDED;
 			continue;
