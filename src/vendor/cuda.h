@@ -3,7 +3,8 @@
  *
  * Written from the CUDA 13.0 driver API reference; no CUDA header is needed to build. doctor
  * uses the probe calls (version, init, count, attributes); bench adds contexts, memory, modules,
- * launches and events. Only vendor/ and the GPU-facing modules include this file.
+ * launches, events and stream ordering (all optional symbols: a driver without one of them
+ * still gets a doctor report, and bench names the missing call). Only vendor/ and the GPU-facing modules include this file.
  */
 #ifndef GPUVET_CUDA_H
 #define GPUVET_CUDA_H
@@ -28,13 +29,19 @@ enum {
 	CUDA_ERROR_INVALID_IMAGE = 200,
 	CUDA_ERROR_INVALID_CONTEXT = 201,
 	CUDA_ERROR_NO_BINARY_FOR_GPU = 209,
+	CUDA_ERROR_PEER_ACCESS_UNSUPPORTED = 217,
+	CUDA_ERROR_INVALID_PTX = 218,
 	CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222,
 	CUDA_ERROR_JIT_COMPILER_NOT_FOUND = 221,
+	CUDA_ERROR_INVALID_HANDLE = 400,
 	CUDA_ERROR_NOT_FOUND = 500,
 	CUDA_ERROR_NOT_READY = 600,
 	CUDA_ERROR_ILLEGAL_ADDRESS = 700,
+	CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
+	CUDA_ERROR_LAUNCH_TIMEOUT = 702,
 	CUDA_ERROR_LAUNCH_FAILED = 719,
 	CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704,
+	CUDA_ERROR_PEER_ACCESS_NOT_ENABLED = 705,
 	CUDA_ERROR_NOT_PERMITTED = 800,
 	CUDA_ERROR_NOT_SUPPORTED = 801,
 	CUDA_ERROR_SYSTEM_NOT_READY = 802,
@@ -48,6 +55,7 @@ enum {
 enum {
 	CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1,
 	CU_DEVICE_ATTRIBUTE_CLOCK_RATE = 13, /* kHz */
+	CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY = 19,
 	CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
 	CU_DEVICE_ATTRIBUTE_COMPUTE_MODE = 20,
 	CU_DEVICE_ATTRIBUTE_ECC_ENABLED = 32,
@@ -58,16 +66,26 @@ enum {
 	CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE = 38,
 	CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR = 39,
 	CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT = 40,
+	CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING = 41,
 	CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID = 50,
 	CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
 	CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
 	CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD = 84,
 	CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
+	CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR = 106,
 };
 
-enum { CU_MEMHOSTALLOC_PORTABLE = 0x1, CU_MEMHOSTREGISTER_PORTABLE = 0x1 };
+enum {
+	CU_MEMHOSTALLOC_PORTABLE = 0x1,
+	CU_MEMHOSTALLOC_DEVICEMAP = 0x2,
+	CU_MEMHOSTALLOC_WRITECOMBINED = 0x4,
+	CU_MEMHOSTREGISTER_PORTABLE = 0x1,
+	CU_MEMHOSTREGISTER_DEVICEMAP = 0x2,
+};
 enum { CU_EVENT_DEFAULT = 0, CU_EVENT_BLOCKING_SYNC = 1, CU_EVENT_DISABLE_TIMING = 2 };
 enum { CU_STREAM_DEFAULT = 0, CU_STREAM_NON_BLOCKING = 1 };
+/* CUjit_option values for cuModuleLoadDataEx */
+enum { CU_JIT_ERROR_LOG_BUFFER = 5, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6 };
 
 typedef int cu_device;			/* CUdevice */
 typedef unsigned long long cu_ptr;	/* CUdeviceptr */
@@ -96,6 +114,7 @@ struct cuda_api {
 	int (*CtxGetCurrent)(cu_ctx *);
 	int (*CtxSynchronize)(void);
 	int (*CtxEnablePeerAccess)(cu_ctx, unsigned);
+	int (*CtxDisablePeerAccess)(cu_ctx);
 	int (*DeviceCanAccessPeer)(int *, cu_device, cu_device);
 	int (*MemGetInfo)(size_t *, size_t *);
 	int (*MemAlloc)(cu_ptr *, size_t);
@@ -104,6 +123,7 @@ struct cuda_api {
 	int (*MemFreeHost)(void *);
 	int (*MemHostRegister)(void *, size_t, unsigned);
 	int (*MemHostUnregister)(void *);
+	int (*MemHostGetDevicePointer)(cu_ptr *, void *, unsigned);
 	int (*MemcpyHtoD)(cu_ptr, const void *, size_t);
 	int (*MemcpyDtoH)(void *, cu_ptr, size_t);
 	int (*MemcpyHtoDAsync)(cu_ptr, const void *, size_t, cu_stream);
@@ -111,7 +131,10 @@ struct cuda_api {
 	int (*MemcpyDtoDAsync)(cu_ptr, cu_ptr, size_t, cu_stream);
 	int (*MemcpyPeerAsync)(cu_ptr, cu_ctx, cu_ptr, cu_ctx, size_t, cu_stream);
 	int (*MemsetD32Async)(cu_ptr, unsigned, size_t, cu_stream);
+	int (*MemsetD8Async)(cu_ptr, unsigned char, size_t, cu_stream);
 	int (*ModuleLoadData)(cu_module *, const void *);
+	/* options, option values: the JIT error log of a module that will not load */
+	int (*ModuleLoadDataEx)(cu_module *, const void *, unsigned, int *, void **);
 	int (*ModuleUnload)(cu_module);
 	int (*ModuleGetFunction)(cu_func *, cu_module, const char *);
 	int (*LaunchKernel)(cu_func, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
@@ -120,10 +143,13 @@ struct cuda_api {
 	int (*StreamCreate)(cu_stream *, unsigned);
 	int (*StreamDestroy)(cu_stream);
 	int (*StreamSynchronize)(cu_stream);
+	int (*StreamWaitEvent)(cu_stream, cu_event, unsigned);
+	int (*StreamQuery)(cu_stream);
 	int (*EventCreate)(cu_event *, unsigned);
 	int (*EventDestroy)(cu_event);
 	int (*EventRecord)(cu_event, cu_stream);
 	int (*EventSynchronize)(cu_event);
+	int (*EventQuery)(cu_event);
 	int (*EventElapsedTime)(float *, cu_event, cu_event);
 };
 

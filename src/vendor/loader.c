@@ -121,6 +121,33 @@ int vlib_open(struct vlib *l, const char *what, const char *key, const char *son
 	return 0;
 }
 
+int vlib_open_any(struct vlib *l, const char *what, const char *key, const char *const *candidates,
+		  size_t ncandidates, const char *env_var, struct err *e)
+{
+	const char *override = env_var ? getenv(env_var) : NULL;
+	char tried[sizeof(l->error)];
+	size_t i;
+
+	if ((override && *override) || ncandidates == 0)
+		return vlib_open(l, what, key, ncandidates ? candidates[0] : "", env_var, e);
+	tried[0] = '\0';
+	for (i = 0; i < ncandidates; i++) {
+		struct err le;
+
+		err_clear(&le);
+		if (vlib_open(l, what, key, candidates[i], NULL, &le) == 0)
+			return 0;
+		if (tried[0])
+			str_append(tried, "; ", sizeof(tried));
+		str_append(tried, candidates[i], sizeof(tried));
+		str_append(tried, ": ", sizeof(tried));
+		str_append(tried, l->error, sizeof(tried));
+	}
+	str_copy(l->error, tried, sizeof(l->error));
+	l->soname = candidates[0];
+	return err_set(e, EXIT_UNAVAILABLE, "cannot load %s (tried %s)", what, tried);
+}
+
 static bool replay_says_missing(const char *key, const char *name)
 {
 	const char *replay = getenv("GPUVET_REPLAY_DIR");

@@ -44,6 +44,13 @@ struct vlib {
 /* Open the library; on failure fill l->error and e, and return -1. */
 int vlib_open(struct vlib *l, const char *what, const char *key, const char *soname,
 	      const char *env_var, struct err *e);
+/*
+ * Open the first of several candidates (sonames searched the usual way, or absolute paths),
+ * in order; the environment variable, when set, replaces the whole list. On failure l->error
+ * and e list every candidate with its reason, so the user sees where gpuvet looked.
+ */
+int vlib_open_any(struct vlib *l, const char *what, const char *key, const char *const *candidates,
+		  size_t ncandidates, const char *env_var, struct err *e);
 /* Resolve syms into table; -1 if a required symbol is missing (named in e). */
 int vlib_bind(struct vlib *l, const struct vsym *syms, size_t n, void *table, struct err *e);
 void vlib_close(struct vlib *l);
