@@ -33,7 +33,7 @@ else
 JANSSON_LIB = -ljansson
 endif
 
-SRC := $(wildcard src/*.c src/*/*.c)
+SRC := $(filter-out src/kernels/%,$(wildcard src/*.c src/*/*.c))
 OBJ := $(SRC:%.c=$(O)/%.o)
 LIB_SRC := $(filter-out src/main.c src/cmd/%,$(SRC))
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
@@ -45,6 +45,48 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
 
 BIN = $(O)/gpuvet
+
+.DEFAULT_GOAL := all
+
+# ---- GPU kernels of `gpuvet bench` (src/kernels/*.cu) -----------------------------------------
+# With a working nvcc (on PATH, or NVCC=/path/to/nvcc) every .cu file goes into one fatbin with
+# machine code for each real architecture `nvcc --list-gpu-code` names plus PTX of the newest,
+# embedded in the binary as a byte array; NVCC_ARCHS="90" narrows the list for quick builds.
+# Without nvcc (or with NVCC=false) image_stub.c is linked instead and `gpuvet bench` says how to
+# get the kernels. The choice is made at link time (src/kernels/image.h).
+NVCC ?= nvcc
+NVCC_OK := $(shell $(NVCC) --version >/dev/null 2>&1 && echo yes)
+KERNEL_SRC := $(sort $(wildcard src/kernels/*.cu))
+KERNEL_HDR := $(wildcard src/kernels/*.h)
+ifeq ($(NVCC_OK),yes)
+NVCC_ARCHS ?= $(shell $(NVCC) --list-gpu-code 2>/dev/null | sed -n 's/^sm_//p' | sort -n | tr '\n' ' ')
+NVCC_PTX := $(lastword $(NVCC_ARCHS))
+NVCC_GENCODE := $(foreach a,$(NVCC_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+	-gencode arch=compute_$(NVCC_PTX),code=compute_$(NVCC_PTX)
+NVCC_FLAGS ?= -O3 -std=c++17 -Xfatbin=-compress-all
+KERNEL_OBJ := $(O)/kernels/image.o
+else
+KERNEL_OBJ := $(O)/kernels/image_stub.o
+endif
+
+$(O)/kernels/all.cu: $(KERNEL_SRC)
+	@mkdir -p $(dir $@)
+	@for f in $(KERNEL_SRC); do echo "#include \"$$f\""; done >$@
+
+$(O)/kernels/gpuvet.fatbin: $(O)/kernels/all.cu $(KERNEL_SRC) $(KERNEL_HDR)
+	$(NVCC) -fatbin $(NVCC_FLAGS) -I. -Isrc/kernels $(NVCC_GENCODE) -o $@ $<
+
+$(O)/kernels/image.c: $(O)/kernels/gpuvet.fatbin scripts/embed-fatbin.sh
+	sh scripts/embed-fatbin.sh $< "$(strip $(NVCC_ARCHS))" "$$($(NVCC) --version | grep -o 'release.*' | head -1)" >$@.tmp
+	@mv $@.tmp $@
+
+$(O)/kernels/image.o: $(O)/kernels/image.c src/kernels/image.h
+	$(CC) $(CFLAGS) -I. -c $< -o $@
+
+$(O)/kernels/image_stub.o: src/kernels/image_stub.c src/kernels/image.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+# ---- end of the GPU kernels block ----------------------------------------------------------------
 
 .PHONY: all build-only test test-unit test-cli test-gpu asan deps clean format fuzz
 
