@@ -35,8 +35,8 @@ static const struct cmd cmd_version = {
 
 /* Sorted by name. */
 static const struct cmd *const commands[] = {
-	&cmd_doctor, &cmd_help, &cmd_record, &cmd_status, &cmd_top, &cmd_topo, &cmd_version,
-	&cmd_watch,
+	&cmd_bench, &cmd_doctor, &cmd_help, &cmd_record, &cmd_status, &cmd_top, &cmd_topo,
+	&cmd_version, &cmd_watch,
 };
 
 static const struct cmd *find_cmd(const char *name)

@@ -1,0 +1,343 @@
+/*
+ * bench.h: the benchmark layer behind `gpuvet bench`: results, the per-GPU harness and the
+ * families (one file each: launch.c, memory.c, transfer.c, p2p.c, gemm.c, fit.c, allreduce.c).
+ *
+ * Method, shared by every family (gpu.c): warm up until the clocks have ramped, size batches to
+ * a time budget, time each batch with CUDA events on a stream held behind a gate kernel until
+ * the whole batch is queued (host clock for synchronous work), keep several samples and report
+ * their median with min/max/CV. Data is random and never zero; every result is verified after
+ * its timed region. SM clock and power come from a sampling thread (sensors.c).
+ *
+ * Nothing here prints or exits: families add results and notes to struct bench_run and return
+ * 0 or -1 with a struct err (EXIT_INTERRUPTED after Ctrl-C). cmd/bench.c owns options, output,
+ * JSON and HTML; result.c turns a run into JSON.
+ */
+#ifndef GPUVET_BENCH_H
+#define GPUVET_BENCH_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../util/err.h"
+#include "../vendor/cuda.h"
+#include "peak.h"
+
+enum bench_family {
+	BENCH_LAUNCH = 0,
+	BENCH_MEMORY,
+	BENCH_TRANSFER,
+	BENCH_P2P,
+	BENCH_GEMM,
+	BENCH_FIT,
+	BENCH_ALLREDUCE,
+	BENCH_FAMILY_COUNT,
+};
+
+struct bench_family_info {
+	const char *name;    /* "memory" */
+	const char *aliases; /* space-separated other names accepted on the command line */
+	const char *summary; /* one line for --list */
+	const char *title;   /* heading in reports */
+};
+
+const struct bench_family_info *bench_family(int family);
+/* The family named (or aliased) name, or -1. */
+int bench_family_find(const char *name);
+
+/* ---- results ------------------------------------------------------------------------------- */
+
+enum { VERIFY_NONE = -1, VERIFY_FAILED = 0, VERIFY_OK = 1 };
+
+struct bench_result {
+	int family;	    /* enum bench_family */
+	char test[40];	    /* stable id within the family: "copy_kernel", "h2d_pinned_ce" */
+	char label[64];	    /* for people: "copy (our kernel)" */
+	int gpu, peer;	    /* GPU numbers as shown (NVML index), -1 when not applicable */
+	double size;	    /* bytes, elements or n; 0 when not a sweep point */
+	char size_unit[12]; /* "B", "elements", "n" */
+	char unit[12];	    /* "GB/s", "TFLOP/s", "us", "ms" */
+	bool lower_better;  /* times and latencies */
+	double *samples;    /* per-sample values in unit */
+	int nsamples;
+	int batch;	       /* operations per sample */
+	double op_seconds;     /* median seconds per operation */
+	double median, min, max, cv;
+	double traffic_factor; /* memory only: HBM bytes per reported byte (copy: 2); 0 = none */
+	double peak;	       /* in unit (of the traffic when traffic_factor > 0); 0 = n/a */
+	char peak_what[64];    /* "HBM 4815 GB/s", "PCIe 5.0 x16" */
+	int verified;	       /* VERIFY_* */
+	char verify[200];      /* how it was checked, or what was wrong */
+	char config[96];       /* what ran: kernel variant, cuBLASLt algorithm rank, ... */
+	char plot[32];	       /* the sweep this point belongs to, "" when none */
+	char series[48];       /* the line within the plot */
+	bool headline;	       /* shown as its own row in the table (sweep points are folded) */
+	/* SM clock and power while it ran (sensors.c); < 0 when not read */
+	double clock_sm_mhz, clock_sm_min_mhz, power_w, power_max_w, temp_c;
+	double t_start_s, t_end_s; /* seconds since the run started */
+	char note[160];
+};
+
+enum { NOTE_INFO = 0, NOTE_SKIP, NOTE_WARN, NOTE_ERROR };
+
+struct bench_note {
+	int family; /* -1 for the whole run */
+	int kind;   /* NOTE_* */
+	char text[300];
+};
+
+struct bench_summary {
+	int family;
+	char key[48]; /* "bf16_over_fp32", "axpy_crossover_elements" */
+	double value; /* NAN when there is none (shown as "none") */
+	char unit[16];
+	char text[240];
+};
+
+struct bench_plot {
+	char id[32];
+	int family;
+	char title[96];
+	char x_label[48], y_label[48];
+	bool log_y;
+};
+
+struct bench_run {
+	struct bench_result **r;
+	size_t n, cap;
+	struct bench_note *notes;
+	size_t nnotes, capnotes;
+	struct bench_summary *sums;
+	size_t nsums, capsums;
+	struct bench_plot *plots;
+	size_t nplots, capplots;
+	int64_t t0_ns; /* now_ns() at the start */
+	bool interrupted;
+};
+
+void bench_run_init(struct bench_run *run);
+void bench_run_free(struct bench_run *run);
+/* A new zeroed result owned by the run (gpu, peer -1; sensors -1). */
+struct bench_result *bench_run_add(struct bench_run *run, int family, const char *test,
+				   const char *label);
+void bench_note(struct bench_run *run, int family, int kind, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void bench_summary(struct bench_run *run, int family, const char *key, double value,
+		   const char *unit, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* Declare a plot once (later calls with the same id are ignored). */
+void bench_plot(struct bench_run *run, int family, const char *id, const char *title,
+		const char *x_label, const char *y_label, bool log_y);
+/* Set samples (copied) and the statistics. */
+void bench_result_set_samples(struct bench_result *r, const double *v, int n);
+/* Results failing verification. */
+int bench_run_failed(const struct bench_run *run);
+
+/* ---- options and environment ------------------------------------------------------------ */
+
+struct bench_opts {
+	unsigned families;   /* 1u << BENCH_* */
+	uint64_t size_bytes; /* buffer of memory, transfer, p2p; 0 = default */
+	double budget_s;     /* per measurement; 0 = default */
+	bool quick;
+};
+
+#define BENCH_DEFAULT_SIZE (1ull << 30)
+#define BENCH_DEFAULT_BUDGET 0.25
+#define BENCH_QUICK_BUDGET 0.06
+
+struct bench_fns; /* kernel handles, gpu.c */
+struct bench_sensors;
+struct cublaslt_lib;
+struct nccl_lib;
+
+struct bench_gpu {
+	int ordinal;	/* CUDA device ordinal */
+	int index;	/* the number users see (NVML index; the ordinal without NVML) */
+	int nvml_index; /* -1 when NVML has no handle for it */
+	cu_device dev;
+	cu_ctx ctx;
+	cu_module mod;
+	struct bench_fns *fn;
+	cu_stream s[2];
+	cu_event ev[4];
+	volatile int *gate; /* pinned, mapped: [0] open, [1] timed out */
+	cu_ptr gate_dev;
+	cu_ptr scratch; /* 4 x u64 of device memory for verifiers */
+	bool opened;
+	/* facts */
+	char name[96], bus_id[32];
+	int cc_major, cc_minor, sm_count, clock_mhz, mem_clock_mhz, bus_width_bits;
+	int l2_bytes, max_threads_sm, copy_engines;
+	size_t mem_total;
+	int pcie_gen, pcie_width; /* the link's maximum; 0 unknown */
+	int nvlink_links;	   /* active links; 0 none or unknown */
+	char local_cpus[256];	   /* /sys/bus/pci/devices/<bdf>/local_cpulist */
+	int numa_node;		   /* -1 unknown */
+};
+
+struct bench_env {
+	struct cuda_lib *cuda;
+	const struct cuda_api *cu;
+	const void *image; /* the kernel fatbin */
+	struct bench_gpu *gpus;
+	int ngpus;
+	struct bench_opts opt;
+	struct bench_run *run;
+	struct bench_sensors *sensors;
+	struct cublaslt_lib *lt; /* NULL: not loaded, lt_error says why */
+	char lt_error[600];
+	struct nccl_lib *nccl;
+	char nccl_error[600];
+	const char *const *lib_dirs; /* extra folders for cuBLASLt and NCCL */
+	size_t nlib_dirs;
+	volatile sig_atomic_t *stop; /* set by the SIGINT handler */
+	void (*progress)(void *arg, int family, const char *what);
+	void *progress_arg;
+	int cpu_threads; /* CPUs this process may run on */
+};
+
+/* ---- the harness (gpu.c) ----------------------------------------------------------------- */
+
+/* Retain the primary context, load the kernels, create streams, events, the gate and scratch. */
+int bench_gpu_open(struct bench_env *env, struct bench_gpu *g, struct err *e);
+void bench_gpu_close(struct bench_env *env, struct bench_gpu *g);
+int bench_use(struct bench_env *env, struct bench_gpu *g, struct err *e);
+/* rc != 0: fill e with "<call> on GPU n: <NAME> (<meaning>)" and return -1. */
+int bench_cu(struct bench_env *env, int rc, const char *call, const struct bench_gpu *g,
+	     struct err *e);
+bool bench_stopped(const struct bench_env *env);
+int bench_interrupted(struct err *e);
+void bench_progress(struct bench_env *env, int family, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+double bench_budget(const struct bench_env *env);
+/* Seconds since the run started. */
+double bench_now(const struct bench_env *env);
+
+int bench_dalloc(struct bench_env *env, struct bench_gpu *g, cu_ptr *p, size_t bytes,
+		 const char *what, struct err *e);
+void bench_dfree(struct bench_env *env, cu_ptr *p);
+/* Pinned host memory, portable and mapped into every context. */
+int bench_halloc(struct bench_env *env, struct bench_gpu *g, void **p, size_t bytes,
+		 const char *what, struct err *e);
+void bench_hfree(struct bench_env *env, void **p);
+
+/* Kernel launches; every one checks the launch and names the kernel on failure. */
+enum bench_kernel {
+	K_SPIN = 0,
+	K_TICK,
+	K_FILL_U32,
+	K_VERIFY_U32,
+	K_VERIFY_STREAM,
+	K_SUM_U32,
+	K_FILL_UNIT_F32,
+	K_VERIFY_TRIAD,
+	K_FILL_GEMM,
+	K_FILL_SMALL_INT,
+	K_VERIFY_ALLREDUCE,
+	K_AXPY,
+	/* memory.cu variants: op x shape, see memory.c */
+	K_COPY_GS4,
+	K_COPY_GS8,
+	K_COPY_BT4,
+	K_COPY_BT8,
+	K_READ_GS4,
+	K_READ_GS8,
+	K_READ_BT4,
+	K_READ_BT8,
+	K_WRITE_GS4,
+	K_WRITE_GS8,
+	K_WRITE_BT4,
+	K_WRITE_BT8,
+	K_TRIAD_GS4,
+	K_TRIAD_GS8,
+	K_TRIAD_BT4,
+	K_TRIAD_BT8,
+	K_COUNT,
+};
+const char *bench_kernel_name(int k);
+int bench_launch(struct bench_env *env, struct bench_gpu *g, int kernel, unsigned grid,
+		 unsigned block, cu_stream s, void **args, struct err *e);
+/* Resident blocks of `block` threads per SM for the kernel (at least 1). */
+int bench_blocks_per_sm(struct bench_env *env, struct bench_gpu *g, int kernel, unsigned block);
+/* A grid-stride grid covering n items, capped at 8 waves of resident blocks. */
+unsigned bench_grid(struct bench_gpu *g, size_t n, unsigned block);
+
+/* Untimed data helpers; each synchronises g->s[0]. */
+int bench_fill_u32(struct bench_env *env, struct bench_gpu *g, cu_ptr p, size_t words,
+		   uint64_t seed, struct err *e);
+/* *bad = words that differ from the expected data, *first = the first such index. */
+int bench_verify_u32(struct bench_env *env, struct bench_gpu *g, cu_ptr p, size_t words,
+		     uint64_t seed, uint64_t *bad, uint64_t *first, struct err *e);
+int bench_run_verifier(struct bench_env *env, struct bench_gpu *g, int kernel, unsigned grid,
+		       void **args_before_counters, int nargs, uint64_t *bad, uint64_t *first,
+		       struct err *e);
+/* Fill host memory with the pattern, on all CPUs. */
+void bench_host_fill_u32(struct bench_env *env, uint32_t *p, size_t words, uint64_t seed);
+uint64_t bench_host_verify_u32(struct bench_env *env, const uint32_t *p, size_t words,
+			       uint64_t seed, uint64_t *first);
+
+/* ---- timing ------------------------------------------------------------------------------- */
+
+struct bench_op {
+	/* Queue one operation (or do it, for host-timed ops). */
+	int (*run)(void *arg, struct err *e);
+	void *arg;
+	struct bench_gpu *g;	  /* events and gate on g->s[0]; NULL for pure host work */
+	cu_stream join[3];	  /* more streams: they wait for the start, s[0] waits for them */
+	struct bench_gpu *join_gpu[3];
+	int njoin;
+	bool host_timed;	  /* wall clock around the batch (synchronous work) */
+	/* host-timed ops: wait for the batch (default: g's streams) */
+	int (*sync)(void *arg, struct err *e);
+	bool no_gate;		  /* never hold the stream (ops that block the host) */
+	int max_batch;		  /* 0: default */
+	int min_samples;	  /* 0: default */
+	double budget_s;	  /* 0: the run's budget */
+};
+
+struct bench_timing {
+	double *t; /* seconds per operation, per sample (caller frees with bench_timing_free) */
+	int n;
+	int batch;
+	double t_start_s, t_end_s;
+	bool gate_timed_out;
+};
+
+/* Warm up, calibrate, then sample op; -1 on error or interruption. */
+int bench_time(struct bench_env *env, const struct bench_op *op, struct bench_timing *tm,
+	       struct err *e);
+void bench_timing_free(struct bench_timing *tm);
+
+/* Add a result from a timing: value = work / t / scale (rates) or t / scale (times, when
+ * lower_better). Reads the sensors for the window. */
+struct bench_result *bench_add_timed(struct bench_env *env, int family, const char *test,
+				     const char *label, const struct bench_timing *tm, double work,
+				     double scale, const char *unit, bool lower_better,
+				     const struct bench_gpu *g);
+
+/* Host threads (cpu.c): run fn(arg, i, n) for i in [0, n) on all CPUs. */
+void bench_parallel(struct bench_env *env, int nthreads, void (*fn)(void *arg, int i, int n),
+		    void *arg);
+/* Pin the calling thread to a cpulist ("0-31,64-95"); "" or NULL restores every CPU. */
+int bench_pin_thread(const char *cpulist);
+
+/* ---- the families ------------------------------------------------------------------------ */
+
+int bench_launch_run(struct bench_env *env, struct err *e);
+int bench_memory_run(struct bench_env *env, struct err *e);
+int bench_transfer_run(struct bench_env *env, struct err *e);
+int bench_p2p_run(struct bench_env *env, struct err *e);
+int bench_gemm_run(struct bench_env *env, struct err *e);
+int bench_fit_run(struct bench_env *env, struct err *e);
+int bench_allreduce_run(struct bench_env *env, struct err *e);
+
+/* fit.c: the smallest size from which the GPU is faster at every larger size; -1 when none. */
+int bench_crossover(const double *cpu_s, const double *gpu_s, int n);
+
+/* Human sizes: "1 GiB", "512 MiB", "4 KiB", "1000 B". */
+void bench_size_str(double bytes, char *out, size_t n);
+/* Parse "1G", "512M", "4096", "1.5GiB"; -1 on junk or zero. */
+int bench_parse_size(const char *s, uint64_t *out);
+
+#endif

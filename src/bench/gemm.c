@@ -1,0 +1,517 @@
+/*
+ * gemm.c: `gpuvet bench gemm`: matrix multiply through cuBLASLt, per GPU and precision, over a
+ * size sweep (square m = n = k) that shows how small products leave the GPU idle.
+ *
+ * Precisions: fp64, fp32 (CUDA cores), tf32, fp16 and bf16 (fp32 accumulate, output in the input
+ * type), fp8 e4m3 with bf16 output where the GPU has it (cc >= 8.9). Layout "TN" (A transposed),
+ * the one every precision supports, fp8 included. For each shape the heuristic is asked for up
+ * to 16 algorithms; each is timed briefly and the fastest is measured (clpeak's habit: the
+ * heuristic's first choice is not always the fastest). Inputs are random with magnitudes in
+ * [1/16, 1) (never zero: zeros flatter tensor-core power and speed).
+ *
+ * Verified on 64 entries (8 rows x 8 columns, corners included) against an fp64 reference
+ * computed on the CPU from the same rows and columns read back from the GPU, within
+ *   |got - ref| <= acc_eps * sum_k |a_k b_k| + out_eps * |ref|
+ * with acc_eps and out_eps per precision (table below; docs/bench.md explains each).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kernels/pattern.h"
+#include "../util/util.h"
+#include "../vendor/cublaslt.h"
+#include "bench.h"
+#include "gemm.h"
+
+#define WORKSPACE_BYTES (64u << 20)
+#define SEED_A 0x243f6a8885a308d3ull
+#define SEED_B 0x13198a2e03707344ull
+
+static const struct gemm_prec {
+	int prec;
+	int a_type, c_type, compute, scale_type;
+	int fill_type; /* enum gv_dtype */
+	int a_bytes, c_bytes;
+	double acc_eps, out_eps;
+	int min_cc; /* major * 10 + minor */
+	const char *what;
+} precs[] = {
+	{PREC_FP64, LT_R_64F, LT_R_64F, LT_COMPUTE_64F, LT_R_64F, GV_F64, 8, 8, 1e-12, 0, 0,
+	 "fp64 in and out"},
+	{PREC_FP32, LT_R_32F, LT_R_32F, LT_COMPUTE_32F, LT_R_32F, GV_F32, 4, 4, 1e-4, 0, 0,
+	 "fp32 in and out, CUDA cores"},
+	{PREC_TF32, LT_R_32F, LT_R_32F, LT_COMPUTE_32F_FAST_TF32, LT_R_32F, GV_F32, 4, 4, 5e-3, 0, 80,
+	 "fp32 in and out, tf32 tensor cores"},
+	{PREC_FP16, LT_R_16F, LT_R_16F, LT_COMPUTE_32F, LT_R_32F, GV_F16, 2, 2, 1e-4,
+	 1.0 / 1024, 70, "fp16 in and out, fp32 accumulate"},
+	{PREC_BF16, LT_R_16BF, LT_R_16BF, LT_COMPUTE_32F, LT_R_32F, GV_BF16, 2, 2, 1e-4,
+	 1.0 / 128, 80, "bf16 in and out, fp32 accumulate"},
+	{PREC_FP8, LT_R_8F_E4M3, LT_R_16BF, LT_COMPUTE_32F, LT_R_32F, GV_E4M3, 1, 2, 5e-3,
+	 1.0 / 128, 89, "fp8 e4m3 in, bf16 out, fp32 accumulate"},
+};
+
+/* ---- the plan ---------------------------------------------------------------------------- */
+
+static int lt_err(struct bench_env *env, int st, const char *call, const struct bench_gpu *g,
+		  struct err *e)
+{
+	if (st == CUBLAS_STATUS_SUCCESS)
+		return 0;
+	return err_set(e, EXIT_ERROR, "%s on GPU %d: %s%s%s", call, g->index,
+		       cublaslt_status_name(st), env->lt->api.GetStatusString ? ": " : "",
+		       env->lt->api.GetStatusString ? env->lt->api.GetStatusString(st) : "");
+}
+
+int gemm_plan_make(struct bench_env *env, struct bench_gpu *g, lt_handle h,
+		   const struct gemm_shape *sh, struct gemm_plan *p, struct err *e)
+{
+	const struct cublaslt_api *lt = &env->lt->api;
+	lt_pref pref = NULL;
+	uint64_t ws = p->ws_bytes;
+	int32_t ta = sh->transa, tb = sh->transb;
+	int returned = 0, i, st;
+	uint64_t arows = sh->transa ? sh->k : sh->m, acols = sh->transa ? sh->m : sh->k;
+	uint64_t brows = sh->transb ? sh->n : sh->k, bcols = sh->transb ? sh->k : sh->n;
+
+	p->h = h;
+	p->ncand = 0;
+	p->best = 0;
+	p->scale_f64 = sh->scale_type == LT_R_64F;
+	st = lt->MatmulDescCreate(&p->desc, sh->compute, sh->scale_type);
+	if (lt_err(env, st, "cublasLtMatmulDescCreate", g, e))
+		return -1;
+	if (lt_err(env, lt->MatmulDescSetAttribute(p->desc, LT_DESC_TRANSA, &ta, sizeof(ta)),
+		   "cublasLtMatmulDescSetAttribute", g, e) ||
+	    lt_err(env, lt->MatmulDescSetAttribute(p->desc, LT_DESC_TRANSB, &tb, sizeof(tb)),
+		   "cublasLtMatmulDescSetAttribute", g, e))
+		return -1;
+	if (lt_err(env, lt->MatrixLayoutCreate(&p->la, sh->a_type, arows, acols, sh->lda),
+		   "cublasLtMatrixLayoutCreate", g, e) ||
+	    lt_err(env, lt->MatrixLayoutCreate(&p->lb, sh->a_type, brows, bcols, sh->ldb),
+		   "cublasLtMatrixLayoutCreate", g, e) ||
+	    lt_err(env, lt->MatrixLayoutCreate(&p->lc, sh->c_type, sh->m, sh->n, sh->ldc),
+		   "cublasLtMatrixLayoutCreate", g, e))
+		return -1;
+	if (lt_err(env, lt->MatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate", g, e))
+		return -1;
+	st = lt->MatmulPreferenceSetAttribute(pref, LT_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws));
+	if (st == CUBLAS_STATUS_SUCCESS)
+		st = lt->MatmulAlgoGetHeuristic(h, p->desc, p->la, p->lb, p->lc, p->lc, pref,
+						GEMM_MAX_CANDIDATES, p->cand, &returned);
+	lt->MatmulPreferenceDestroy(pref);
+	if (st == CUBLAS_STATUS_NOT_SUPPORTED)
+		return 0;
+	if (lt_err(env, st, "cublasLtMatmulAlgoGetHeuristic", g, e))
+		return -1;
+	for (i = 0; i < returned && i < GEMM_MAX_CANDIDATES; i++)
+		if (p->cand[i].state == CUBLAS_STATUS_SUCCESS && p->cand[i].workspace_size <= p->ws_bytes)
+			p->cand[p->ncand++] = p->cand[i];
+	return 0;
+}
+
+int gemm_enqueue(struct bench_env *env, struct bench_gpu *g, struct gemm_plan *p, int i,
+		 struct err *e)
+{
+	double a64 = 1, b64 = 0;
+	float a32 = 1, b32 = 0;
+	const void *alpha = p->scale_f64 ? (const void *)&a64 : (const void *)&a32;
+	const void *beta = p->scale_f64 ? (const void *)&b64 : (const void *)&b32;
+	int st = env->lt->api.Matmul(p->h, p->desc, alpha, (const void *)(uintptr_t)p->a, p->la,
+				     (const void *)(uintptr_t)p->b, p->lb, beta,
+				     (const void *)(uintptr_t)p->c, p->lc, (void *)(uintptr_t)p->c,
+				     p->lc, &p->cand[i].algo, (void *)(uintptr_t)p->ws,
+				     p->cand[i].workspace_size, p->s);
+
+	return lt_err(env, st, "cublasLtMatmul", g, e);
+}
+
+static int time_events(struct bench_env *env, struct bench_gpu *g, struct gemm_plan *p, int i,
+		       int runs, double *per_op, struct err *e)
+{
+	const struct cuda_api *cu = env->cu;
+	float ms = 0;
+	int r;
+
+	if (bench_cu(env, cu->EventRecord(g->ev[0], p->s), "cuEventRecord", g, e))
+		return -1;
+	for (r = 0; r < runs; r++)
+		if (gemm_enqueue(env, g, p, i, e))
+			return -1;
+	if (bench_cu(env, cu->EventRecord(g->ev[1], p->s), "cuEventRecord", g, e) ||
+	    bench_cu(env, cu->EventSynchronize(g->ev[1]), "cuEventSynchronize", g, e) ||
+	    bench_cu(env, cu->EventElapsedTime(&ms, g->ev[0], g->ev[1]), "cuEventElapsedTime", g, e))
+		return -1;
+	*per_op = ms / 1e3 / runs;
+	return 0;
+}
+
+int gemm_pick(struct bench_env *env, struct bench_gpu *g, struct gemm_plan *p, int *tried,
+	      struct err *e)
+{
+	double best = 0, t = 0, spent = 0, limit;
+	int i, runs;
+
+	*tried = 0;
+	p->best = 0;
+	if (p->ncand <= 1)
+		return 0;
+	/* ramp the clocks with the heuristic's first choice before comparing anything */
+	for (i = 0; i < 20 && spent < 0.05; i++) {
+		if (time_events(env, g, p, 0, 1, &t, e))
+			return -1;
+		spent += t;
+	}
+	/* a few seconds at most: huge products get fewer candidates */
+	limit = bench_budget(env) * 2 > 4 * t ? bench_budget(env) * 2 : 4 * t;
+	spent = 0;
+	for (i = 0; i < p->ncand && spent < limit; i++) {
+		struct err le;
+
+		if (bench_stopped(env))
+			return bench_interrupted(e);
+		err_clear(&le);
+		/* a candidate that fails to run is skipped, not fatal */
+		if (time_events(env, g, p, i, 1, &t, &le)) {
+			if (env->cu->StreamSynchronize(p->s) != CUDA_SUCCESS)
+				return err_set(e, le.code, "%s", le.msg);
+			continue;
+		}
+		spent += t;
+		if (t < 0.015) {
+			runs = (int)ceil(0.015 / (t > 0 ? t : 1e-6));
+			if (runs > 50)
+				runs = 50;
+			if (time_events(env, g, p, i, runs, &t, &le))
+				continue;
+			spent += t * runs;
+		}
+		(*tried)++;
+		if (*tried == 1 || t < best) {
+			best = t;
+			p->best = i;
+		}
+	}
+	return 0;
+}
+
+void gemm_plan_free(struct bench_env *env, struct gemm_plan *p)
+{
+	const struct cublaslt_api *lt = &env->lt->api;
+
+	if (p->la)
+		lt->MatrixLayoutDestroy(p->la);
+	if (p->lb)
+		lt->MatrixLayoutDestroy(p->lb);
+	if (p->lc)
+		lt->MatrixLayoutDestroy(p->lc);
+	if (p->desc)
+		lt->MatmulDescDestroy(p->desc);
+	p->la = p->lb = p->lc = NULL;
+	p->desc = NULL;
+}
+
+/* ---- verification ------------------------------------------------------------------------ */
+
+static double half_to_double(uint16_t h)
+{
+	int s = h >> 15, ex = (h >> 10) & 0x1f, m = h & 0x3ff;
+	double v;
+
+	if (ex == 0)
+		v = ldexp(m, -24);
+	else if (ex == 31)
+		v = m ? NAN : INFINITY;
+	else
+		v = ldexp(m + 1024, ex - 25);
+	return s ? -v : v;
+}
+
+static double bf16_to_double(uint16_t b)
+{
+	uint32_t u = (uint32_t)b << 16;
+	float f;
+
+	memcpy(&f, &u, sizeof(f));
+	return f;
+}
+
+static double e4m3_to_double(uint8_t b)
+{
+	int s = b >> 7, ex = (b >> 3) & 0xf, m = b & 7;
+	double v;
+
+	if (ex == 15 && m == 7)
+		return NAN;
+	v = ex == 0 ? ldexp(m, -9) : ldexp(8 + m, ex - 10);
+	return s ? -v : v;
+}
+
+double bench_decode(int lt_type, const void *p, size_t i)
+{
+	switch (lt_type) {
+	case LT_R_64F: return ((const double *)p)[i];
+	case LT_R_32F: return ((const float *)p)[i];
+	case LT_R_16F: return half_to_double(((const uint16_t *)p)[i]);
+	case LT_R_16BF: return bf16_to_double(((const uint16_t *)p)[i]);
+	case LT_R_8F_E4M3: return e4m3_to_double(((const uint8_t *)p)[i]);
+	default: return NAN;
+	}
+}
+
+#define VROWS 8
+
+static void pick_indexes(uint64_t n, uint64_t seed, uint64_t *idx)
+{
+	int i;
+
+	idx[0] = 0;
+	idx[1] = n - 1;
+	for (i = 2; i < VROWS; i++)
+		idx[i] = gv_pattern(seed, (uint64_t)i) % n;
+}
+
+/* Check 8x8 entries of the TN product of n x n matrices on the GPU. */
+static int verify_tn(struct bench_env *env, struct bench_gpu *g, const struct gemm_prec *pr,
+		     struct gemm_plan *p, uint64_t n, struct bench_result *r, struct err *e)
+{
+	const struct cuda_api *cu = env->cu;
+	size_t rowb = (size_t)n * (size_t)pr->a_bytes, colc = (size_t)n * (size_t)pr->c_bytes;
+	unsigned char *arows = xmalloc(rowb * VROWS), *bcols = xmalloc(rowb * VROWS);
+	unsigned char *ccols = xmalloc(colc * VROWS);
+	uint64_t ri[VROWS], ci[VROWS];
+	double worst = 0;
+	int bad = 0, i, j, rc = -1;
+	uint64_t k;
+
+	pick_indexes(n, 0x1234, ri);
+	pick_indexes(n, 0x5678, ci);
+	for (i = 0; i < VROWS; i++) {
+		/* TN: row m of op(A) is column m of the stored K x M matrix, contiguous */
+		if (bench_cu(env, cu->MemcpyDtoH(arows + rowb * i, p->a + rowb * ri[i], rowb), "cuMemcpyDtoH", g, e) ||
+		    bench_cu(env, cu->MemcpyDtoH(bcols + rowb * i, p->b + rowb * ci[i], rowb), "cuMemcpyDtoH", g, e) ||
+		    bench_cu(env, cu->MemcpyDtoH(ccols + colc * i, p->c + colc * ci[i], colc), "cuMemcpyDtoH", g, e))
+			goto out;
+	}
+	for (i = 0; i < VROWS; i++)
+		for (j = 0; j < VROWS; j++) {
+			double ref = 0, mag = 0, got, tol, d;
+
+			for (k = 0; k < n; k++) {
+				double a = bench_decode(pr->a_type, arows + rowb * i, k);
+				double b = bench_decode(pr->a_type, bcols + rowb * j, k);
+
+				ref += a * b;
+				mag += fabs(a * b);
+			}
+			got = bench_decode(pr->c_type, ccols + colc * j, ri[i]);
+			tol = pr->acc_eps * mag + pr->out_eps * fabs(ref) + 1e-300;
+			d = fabs(got - ref);
+			if (!(d <= tol))
+				bad++;
+			if (!(d / tol <= worst))
+				worst = d / tol;
+		}
+	r->verified = bad ? VERIFY_FAILED : VERIFY_OK;
+	str_fmt(r->verify, sizeof(r->verify),
+		"%s: %d of %d entries within %.0e*sum|ab| + %.0e*|ref| of an fp64 CPU reference "
+		"(worst %.2f of its tolerance)",
+		bad ? "MISMATCH" : "ok", VROWS * VROWS - bad, VROWS * VROWS, pr->acc_eps, pr->out_eps,
+		worst);
+	rc = 0;
+out:
+	free(arows);
+	free(bcols);
+	free(ccols);
+	return rc;
+}
+
+/* ---- the family -------------------------------------------------------------------------- */
+
+struct gemm_op {
+	struct bench_env *env;
+	struct bench_gpu *g;
+	struct gemm_plan *p;
+};
+
+static int gemm_run(void *arg, struct err *e)
+{
+	struct gemm_op *o = arg;
+
+	return gemm_enqueue(o->env, o->g, o->p, o->p->best, e);
+}
+
+static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h, struct err *e)
+{
+	static const uint64_t full[] = {256, 512, 1024, 2048, 4096, 8192};
+	static const uint64_t quick[] = {1024, 8192};
+	const uint64_t *sizes = env->opt.quick ? quick : full;
+	size_t nsizes = env->opt.quick ? ARRAY_SIZE(quick) : ARRAY_SIZE(full);
+	uint64_t nmax = sizes[nsizes - 1];
+	double at_max[PREC_COUNT] = {0};
+	int cc = g->cc_major * 10 + g->cc_minor;
+	cu_ptr a = 0, b = 0, c = 0, ws = 0;
+	size_t pi, si;
+	int rc = -1;
+
+	if (bench_use(env, g, e))
+		return -1;
+	if (bench_dalloc(env, g, &ws, WORKSPACE_BYTES, "the cuBLASLt workspace", e) ||
+	    bench_dalloc(env, g, &a, (size_t)(nmax * nmax * 8), "the GEMM matrices", e) ||
+	    bench_dalloc(env, g, &b, (size_t)(nmax * nmax * 8), "the GEMM matrices", e) ||
+	    bench_dalloc(env, g, &c, (size_t)(nmax * nmax * 8), "the GEMM matrices", e))
+		goto out;
+	bench_plot(env->run, BENCH_GEMM, "gemm-size", "Matrix multiply rate by size (m = n = k)",
+		   "n", "TFLOP/s", true);
+	for (pi = 0; pi < ARRAY_SIZE(precs); pi++) {
+		const struct gemm_prec *pr = &precs[pi];
+		struct bench_result *largest = NULL;
+		const char *pname = peak_prec_name(pr->prec);
+		uint64_t elems = nmax * nmax, sa = SEED_A, sb = SEED_B;
+		int dt = pr->fill_type;
+		void *fa[] = {&a, &elems, &sa, &dt}, *fb[] = {&b, &elems, &sb, &dt};
+
+		if (cc < pr->min_cc) {
+			bench_note(env->run, BENCH_GEMM, NOTE_SKIP,
+				   "GPU %d: %s needs compute capability %d.%d or later (this GPU is %d.%d)",
+				   g->index, pname, pr->min_cc / 10, pr->min_cc % 10, g->cc_major,
+				   g->cc_minor);
+			continue;
+		}
+		if (bench_launch(env, g, K_FILL_GEMM, bench_grid(g, elems, 256), 256, g->s[0], fa, e) ||
+		    bench_launch(env, g, K_FILL_GEMM, bench_grid(g, elems, 256), 256, g->s[0], fb, e) ||
+		    bench_cu(env, env->cu->StreamSynchronize(g->s[0]), "cuStreamSynchronize", g, e))
+			goto out;
+		for (si = 0; si < nsizes; si++) {
+			uint64_t n = sizes[si];
+			struct gemm_shape sh = {LT_OP_T, LT_OP_N, n, n, n, (int64_t)n, (int64_t)n,
+						(int64_t)n, pr->a_type, pr->c_type, pr->compute,
+						pr->scale_type};
+			struct gemm_plan p;
+			struct gemm_op o = {env, g, &p};
+			struct bench_op op;
+			struct bench_timing tm;
+			struct bench_result *r;
+			double peak;
+			int tried = 0;
+			char label[64];
+
+			memset(&p, 0, sizeof(p));
+			p.a = a;
+			p.b = b;
+			p.c = c;
+			p.ws = ws;
+			p.ws_bytes = WORKSPACE_BYTES;
+			p.s = g->s[0];
+			str_fmt(label, sizeof(label), "%s, %llu x %llu x %llu", pname,
+				(unsigned long long)n, (unsigned long long)n, (unsigned long long)n);
+			bench_progress(env, BENCH_GEMM, "GPU %d: %s", g->index, label);
+			if (gemm_plan_make(env, g, h, &sh, &p, e)) {
+				gemm_plan_free(env, &p);
+				goto out;
+			}
+			if (p.ncand == 0) {
+				bench_note(env->run, BENCH_GEMM, NOTE_SKIP,
+					   "GPU %d: cuBLASLt offers no algorithm for %s at n=%llu",
+					   g->index, pname, (unsigned long long)n);
+				gemm_plan_free(env, &p);
+				continue;
+			}
+			if (gemm_pick(env, g, &p, &tried, e)) {
+				gemm_plan_free(env, &p);
+				goto out;
+			}
+			memset(&op, 0, sizeof(op));
+			op.run = gemm_run;
+			op.arg = &o;
+			op.g = g;
+			if (bench_time(env, &op, &tm, e)) {
+				gemm_plan_free(env, &p);
+				goto out;
+			}
+			r = bench_add_timed(env, BENCH_GEMM, pname, label, &tm, 2.0 * n * n * n, 1e12,
+					    "TFLOP/s", false, g);
+			bench_timing_free(&tm);
+			r->size = (double)n;
+			str_copy(r->size_unit, "n", sizeof(r->size_unit));
+			largest = r;
+			str_copy(r->plot, "gemm-size", sizeof(r->plot));
+			str_fmt(r->series, sizeof(r->series), "GPU %d %s", g->index, pname);
+			str_fmt(r->config, sizeof(r->config), "%s; algorithm %d of %d timed (heuristic order)",
+				pr->what, p.best + 1, tried ? tried : 1);
+			peak = peak_flops(g->cc_major, g->cc_minor, g->sm_count, g->clock_mhz, pr->prec);
+			if (peak > 0) {
+				bool tensor = false;
+				int fma = peak_fma_per_clk_sm(g->cc_major, g->cc_minor, pr->prec, &tensor);
+
+				r->peak = peak / 1e12;
+				str_fmt(r->peak_what, sizeof(r->peak_what), "%d SMs x %d MHz x %d %s FMA x 2",
+					g->sm_count, g->clock_mhz, fma, tensor ? "tensor" : "CUDA-core");
+			}
+			if (verify_tn(env, g, pr, &p, n, r, e)) {
+				gemm_plan_free(env, &p);
+				goto out;
+			}
+			if (si == nsizes - 1)
+				at_max[pr->prec] = r->median;
+			gemm_plan_free(env, &p);
+		}
+		/* the table shows each precision at the largest size measured */
+		if (largest)
+			largest->headline = true;
+	}
+	{
+		static const int over[] = {PREC_TF32, PREC_FP16, PREC_BF16, PREC_FP8};
+		size_t i;
+
+		for (i = 0; i < ARRAY_SIZE(over); i++) {
+			char key[48];
+
+			if (at_max[PREC_FP32] <= 0 || at_max[over[i]] <= 0)
+				continue;
+			str_fmt(key, sizeof(key), "gpu%d_%s_over_fp32", g->index, peak_prec_name(over[i]));
+			bench_summary(env->run, BENCH_GEMM, key, at_max[over[i]] / at_max[PREC_FP32], "x",
+				      "GPU %d: %s is %.1fx fp32 at n=%llu (%.0f vs %.1f TFLOP/s)%s",
+				      g->index, peak_prec_name(over[i]), at_max[over[i]] / at_max[PREC_FP32],
+				      (unsigned long long)nmax, at_max[over[i]], at_max[PREC_FP32],
+				      over[i] == PREC_FP16 || over[i] == PREC_BF16
+					      ? ": the guide's mixed-precision speed-up, measured"
+					      : "");
+		}
+	}
+	rc = 0;
+out:
+	bench_dfree(env, &a);
+	bench_dfree(env, &b);
+	bench_dfree(env, &c);
+	bench_dfree(env, &ws);
+	return rc;
+}
+
+int bench_gemm_run(struct bench_env *env, struct err *e)
+{
+	int i;
+
+	if (!env->lt) {
+		bench_note(env->run, BENCH_GEMM, NOTE_SKIP, "matrix multiply needs cuBLASLt: %s",
+			   env->lt_error);
+		return 0;
+	}
+	for (i = 0; i < env->ngpus; i++) {
+		struct bench_gpu *g = &env->gpus[i];
+		lt_handle h = NULL;
+		int st, rc;
+
+		if (bench_use(env, g, e))
+			return -1;
+		st = env->lt->api.Create(&h);
+		if (st != CUBLAS_STATUS_SUCCESS)
+			return lt_err(env, st, "cublasLtCreate", g, e);
+		rc = gemm_gpu(env, g, h, e);
+		env->lt->api.Destroy(h);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}

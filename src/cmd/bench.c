@@ -1,0 +1,825 @@
+/*
+ * bench.c: `gpuvet bench`: what this machine's GPUs really deliver, against their own peak and
+ * against the CPU. Options, checks, the run, and the JSON document every output is rendered
+ * from (the table in bench_report.c, the HTML page in bench_html.c). The measuring is in
+ * src/bench/ (bench.h has the method); the kernels in src/kernels/.
+ *
+ * Order of checks, cheapest and most certain first: the command line (exit 4), the GPUs named
+ * and the sizes against what the probe reports (4, also on a replayed machine), a replay (5:
+ * nothing to measure), the kernels built into this binary (5), the driver's bench calls and the
+ * libraries a named benchmark needs (5). Ctrl-C stops between steps: GPU memory is freed, the
+ * results so far are printed and the exit code is 130.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../bench/bench.h"
+#include "../bench/cpu.h"
+#include "../bench/result_json.h"
+#include "../bench/sensors.h"
+#include "../gpu/probe.h"
+#include "../host/facts.h"
+#include "../host/host.h"
+#include "../kernels/image.h"
+#include "../util/util.h"
+#include "../vendor/cublaslt.h"
+#include "../vendor/cuda.h"
+#include "../vendor/nccl.h"
+#include "bench_report.h"
+#include "cmd.h"
+
+static const char usage[] =
+	"usage: gpuvet bench [BENCH...] [-i IDS] [--size SIZE] [--time-budget SEC] [--quick]\n"
+	"                    [--json] [--html FILE]\n"
+	"       gpuvet bench --list\n"
+	"       gpuvet bench --load FILE [--json] [--html FILE]\n"
+	"\n"
+	"Measure what each part of this machine delivers, as a share of what the hardware should,\n"
+	"and where the CPU is still faster. BENCH is one or more of launch, memory, transfer, p2p,\n"
+	"gemm, fit and allreduce, or all (the default). Every result is verified.\n"
+	"\n"
+	"options:\n"
+	"  -i, --gpu IDS        only these GPUs: index, UUID or PCI bus id (comma-separated)\n"
+	"  --size SIZE          buffer size of memory, transfer and p2p (default 1G; K/M/G suffixes)\n"
+	"  --time-budget SEC    time per measurement (default 0.25; --quick: 0.06)\n"
+	"  --quick              fewer sizes and shorter measurements: a smoke test\n"
+	"  -j, --json           print the results as JSON, every sample included (docs/bench.md)\n"
+	"  --html FILE          also write a self-contained HTML page with a plot of every sweep\n"
+	"  --load FILE          show a result saved with --json instead of measuring\n"
+	"  --list               list the benchmarks and what this binary can run\n"
+	"  -h, --help           this help\n"
+	"\n"
+	"exit codes: 0 ok, 2 a result failed verification, 3 gpuvet error, 4 usage, 5 no GPU,\n"
+	"kernels or library, 130 interrupted (the results so far are still printed)\n";
+
+struct bench_cli {
+	unsigned families;
+	bool named[BENCH_FAMILY_COUNT]; /* named on the command line (not through "all") */
+	const char *ids;
+	uint64_t size;
+	double budget;
+	bool quick, json, list;
+	const char *html, *load;
+	int argc;
+	char **argv;
+};
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	if (stop_flag) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
+	stop_flag = 1;
+}
+
+/* ---- progress on stderr, only on a terminal ---------------------------------------------- */
+
+struct progress {
+	bool on;
+	int64_t t0;
+	int done, total;
+};
+
+static void progress_cb(void *arg, int family, const char *what)
+{
+	struct progress *p = arg;
+	char line[160];
+
+	if (!p->on)
+		return;
+	str_fmt(line, sizeof(line), "[%d/%d %s, %.0f s] %s", p->done + 1, p->total,
+		bench_family(family)->name, (double)(now_ns() - p->t0) / 1e9, what);
+	fprintf(stderr, "\r\033[K%s", line);
+	fflush(stderr);
+}
+
+static void progress_clear(struct progress *p)
+{
+	if (p->on) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+}
+
+/* ---- --list ------------------------------------------------------------------------------ */
+
+static int list_benches(void)
+{
+	int f;
+
+	for (f = 0; f < BENCH_FAMILY_COUNT; f++)
+		printf("%-10s %s\n", bench_family(f)->name, bench_family(f)->summary);
+	printf("%-10s %s\n", "all", "every benchmark above, in this order");
+	if (gpuvet_kernels_size)
+		printf("\nkernels: built by nvcc %s for sm_%s (plus PTX of the newest)\n",
+		       gpuvet_kernels_nvcc, gpuvet_kernels_targets);
+	else
+		printf("\nkernels: none: %s; install the CUDA toolkit and rebuild to run bench\n",
+		       gpuvet_kernels_missing);
+	return EXIT_OK;
+}
+
+/* ---- the GPUs ---------------------------------------------------------------------------- */
+
+struct cand {
+	int ordinal; /* CUDA */
+	int nvml;    /* NVML index or -1 */
+	int shown;
+	const struct cuda_device *cd;
+	const struct gpu *ng;
+};
+
+static bool same_bus(const char *a, const char *b)
+{
+	/* NVML says 00000000:00:06.0, CUDA 0000:00:06.0: compare from the bus on */
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (la < 7 || lb < 7)
+		return false;
+	if (la > 12)
+		a += la - 12;
+	if (lb > 12)
+		b += lb - 12;
+	return strcasecmp(a, b) == 0;
+}
+
+static int make_cands(const struct gpu_system *sys, struct cand **out)
+{
+	struct cand *c = xcalloc(sys->ncuda ? sys->ncuda : 1, sizeof(*c));
+	unsigned j, i;
+	int n = 0;
+
+	for (j = 0; j < sys->ncuda; j++) {
+		const struct cuda_device *cd = &sys->cuda_devs[j];
+
+		c[n].ordinal = (int)j;
+		c[n].nvml = -1;
+		c[n].cd = cd;
+		for (i = 0; i < sys->ngpus && text_ok(&cd->bus_id); i++)
+			if (text_ok(&sys->gpus[i].st.bus_id) && same_bus(sys->gpus[i].st.bus_id.s, cd->bus_id.s)) {
+				c[n].nvml = (int)i;
+				c[n].ng = &sys->gpus[i];
+			}
+		c[n].shown = c[n].nvml >= 0 ? c[n].nvml : (int)j;
+		n++;
+	}
+	*out = c;
+	return n;
+}
+
+static bool cand_matches(const struct cand *c, const char *tok)
+{
+	uint64_t idx;
+
+	if (parse_u64(tok, &idx) == 0)
+		return idx == (uint64_t)c->shown;
+	if (c->ng && text_ok(&c->ng->st.uuid) && strncasecmp(tok, c->ng->st.uuid.s, strlen(tok)) == 0 &&
+	    strlen(tok) >= 8)
+		return true;
+	if (text_ok(&c->cd->bus_id) && same_bus(tok, c->cd->bus_id.s))
+		return true;
+	return false;
+}
+
+/* Pick the GPUs -i names (all when none), in the order given; -1 with e on a bad id. */
+static int select_gpus(const struct cand *c, int n, const char *ids, int **sel, int *nsel,
+		       struct err *e)
+{
+	int *s = xcalloc((size_t)(n ? n : 1), sizeof(*s)), k = 0, i;
+	char *copy, *tok, *save = NULL;
+
+	if (!ids) {
+		/* in the order users number them */
+		for (i = 0; i < n; i++)
+			s[k++] = i;
+		for (i = 1; i < k; i++) {
+			int j, v = s[i];
+
+			for (j = i; j > 0 && c[s[j - 1]].shown > c[v].shown; j--)
+				s[j] = s[j - 1];
+			s[j] = v;
+		}
+		*sel = s;
+		*nsel = k;
+		return 0;
+	}
+	copy = xstrdup(ids);
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		bool found = false, dup = false;
+
+		str_trim(tok);
+		for (i = 0; i < n && !found; i++)
+			if (cand_matches(&c[i], tok)) {
+				int j;
+
+				found = true;
+				for (j = 0; j < k; j++)
+					dup |= s[j] == i;
+				if (!dup)
+					s[k++] = i;
+			}
+		if (!found) {
+			err_set(e, EXIT_USAGE, "no GPU matches '%s' (%d GPU%s present)", tok, n,
+				n == 1 ? "" : "s");
+			err_hint(e, "'gpuvet status' lists the GPUs and their numbers");
+			free(copy);
+			free(s);
+			return -1;
+		}
+	}
+	free(copy);
+	*sel = s;
+	*nsel = k;
+	return 0;
+}
+
+/* Buffers of --size each family needs on one GPU. */
+static int size_multiple(unsigned families)
+{
+	if (families & (1u << BENCH_MEMORY))
+		return 3;
+	if (families & ((1u << BENCH_TRANSFER) | (1u << BENCH_P2P)))
+		return 2;
+	return 0;
+}
+
+/* ---- libraries ---------------------------------------------------------------------------- */
+
+struct dirs {
+	char **v;
+	size_t n;
+};
+
+static void dirs_add(struct dirs *d, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		if (!strcmp(d->v[i], path))
+			return;
+	d->v = xrealloc(d->v, (d->n + 1) * sizeof(*d->v));
+	d->v[d->n++] = xasprintf("%s%s", host_root(), path);
+}
+
+/* The nvidia/<pkg>/lib folders of the Python environments doctor finds (host/python.c). */
+static void python_lib_dirs(struct dirs *d)
+{
+	struct platform_facts *pf = xcalloc(1, sizeof(*pf));
+	struct env_facts *ef = xcalloc(1, sizeof(*ef));
+	struct python_facts *py = xcalloc(1, sizeof(*py));
+	int i;
+
+	platform_collect(pf, ef);
+	python_collect(py, ef);
+	for (i = 0; i < py->n && i < FACTS_MAX_ENVS; i++) {
+		const struct python_env *pe = &py->v[i];
+		char nv[600];
+		char **names = NULL;
+		size_t nn = 0, k;
+
+		if (pe->nvidia_libdir[0])
+			dirs_add(d, pe->nvidia_libdir);
+		if (!pe->site[0])
+			continue;
+		str_fmt(nv, sizeof(nv), "%s/nvidia", pe->site);
+		if (host_list(nv, &names, &nn) != 0)
+			continue;
+		for (k = 0; k < nn; k++) {
+			char lib[700];
+
+			str_fmt(lib, sizeof(lib), "%s/%s/lib", nv, names[k]);
+			if (host_exists(lib))
+				dirs_add(d, lib);
+		}
+		host_list_free(names, nn);
+	}
+	free(pf);
+	free(ef);
+	free(py);
+}
+
+static void dirs_free(struct dirs *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		free(d->v[i]);
+	free(d->v);
+	memset(d, 0, sizeof(*d));
+}
+
+/* The driver calls bench needs beyond doctor's (all optional in vendor/cuda.c). */
+static const char *missing_bench_call(const struct cuda_lib *cl)
+{
+	const struct cuda_api *a = &cl->api;
+	static const struct {
+		size_t off;
+		const char *name;
+	} need[] = {
+#define NEED(f, n) {offsetof(struct cuda_api, f), n}
+		NEED(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
+		NEED(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"),
+		NEED(CtxSetCurrent, "cuCtxSetCurrent"),
+		NEED(CtxSynchronize, "cuCtxSynchronize"),
+		NEED(CtxEnablePeerAccess, "cuCtxEnablePeerAccess"),
+		NEED(DeviceCanAccessPeer, "cuDeviceCanAccessPeer"),
+		NEED(DeviceGetAttribute, "cuDeviceGetAttribute"),
+		NEED(MemGetInfo, "cuMemGetInfo_v2"),
+		NEED(MemAlloc, "cuMemAlloc_v2"),
+		NEED(MemFree, "cuMemFree_v2"),
+		NEED(MemHostAlloc, "cuMemHostAlloc"),
+		NEED(MemFreeHost, "cuMemFreeHost"),
+		NEED(MemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2"),
+		NEED(MemcpyHtoD, "cuMemcpyHtoD_v2"),
+		NEED(MemcpyDtoH, "cuMemcpyDtoH_v2"),
+		NEED(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"),
+		NEED(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"),
+		NEED(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2"),
+		NEED(MemcpyPeerAsync, "cuMemcpyPeerAsync"),
+		NEED(MemsetD32Async, "cuMemsetD32Async"),
+		NEED(ModuleLoadData, "cuModuleLoadData"),
+		NEED(ModuleUnload, "cuModuleUnload"),
+		NEED(ModuleGetFunction, "cuModuleGetFunction"),
+		NEED(LaunchKernel, "cuLaunchKernel"),
+		NEED(StreamCreate, "cuStreamCreate"),
+		NEED(StreamDestroy, "cuStreamDestroy_v2"),
+		NEED(StreamSynchronize, "cuStreamSynchronize"),
+		NEED(StreamWaitEvent, "cuStreamWaitEvent"),
+		NEED(EventCreate, "cuEventCreate"),
+		NEED(EventDestroy, "cuEventDestroy_v2"),
+		NEED(EventRecord, "cuEventRecord"),
+		NEED(EventSynchronize, "cuEventSynchronize"),
+		NEED(EventElapsedTime, "cuEventElapsedTime"),
+#undef NEED
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(need); i++) {
+		void *fn;
+
+		memcpy(&fn, (const char *)a + need[i].off, sizeof(fn));
+		if (!fn)
+			return need[i].name;
+	}
+	return NULL;
+}
+
+static int output(const struct bench_cli *o, json_t *doc)
+{
+	struct err e;
+
+	err_clear(&e);
+	if (o->json) {
+		char *s = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8));
+
+		puts(s ? s : "{}");
+		free(s);
+	} else {
+		bench_report_table(stdout, doc);
+	}
+	fflush(stdout);
+	if (o->html && bench_report_html_file(doc, o->html, &e) != 0)
+		return cmd_report_error(&e);
+	return 0;
+}
+
+static int load_result(const struct bench_cli *o)
+{
+	json_error_t je;
+	json_t *doc = json_load_file(o->load, 0, &je);
+	int rc;
+
+	if (!doc) {
+		fprintf(stderr, "gpuvet: error: cannot read bench result '%s': %s (line %d)\n", o->load,
+			je.text, je.line);
+		return EXIT_ERROR;
+	}
+	if (!json_is_array(json_object_get(doc, "results"))) {
+		fprintf(stderr, "gpuvet: error: '%s' is not a 'gpuvet bench --json' result\n", o->load);
+		json_decref(doc);
+		return EXIT_ERROR;
+	}
+	rc = output(o, doc);
+	json_decref(doc);
+	return rc ? rc : EXIT_OK;
+}
+
+/* ---- options ----------------------------------------------------------------------------- */
+
+static int parse(int argc, char **argv, struct bench_cli *o)
+{
+	static const struct option opts[] = {
+		{"gpu", required_argument, NULL, 'i'},
+		{"id", required_argument, NULL, 'i'},
+		{"size", required_argument, NULL, 's'},
+		{"time-budget", required_argument, NULL, 'b'},
+		{"quick", no_argument, NULL, 'q'},
+		{"json", no_argument, NULL, 'j'},
+		{"html", required_argument, NULL, 'H'},
+		{"load", required_argument, NULL, 'L'},
+		{"list", no_argument, NULL, 'l'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int opt, i;
+
+	memset(o, 0, sizeof(*o));
+	/* getopt permutes argv: keep the command line as typed for the JSON */
+	o->argc = argc;
+	o->argv = xcalloc((size_t)argc + 1, sizeof(*o->argv));
+	memcpy(o->argv, argv, (size_t)argc * sizeof(*argv));
+	while ((opt = getopt_long(argc, argv, "i:jh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'i': o->ids = optarg; break;
+		case 's':
+			if (bench_parse_size(optarg, &o->size) != 0 || o->size < 4096)
+				return cmd_usage_error(&cmd_bench,
+						       "bad --size '%s': give bytes with an optional K, M "
+						       "or G suffix, at least 4K",
+						       optarg);
+			break;
+		case 'b': {
+			char *end = NULL;
+
+			o->budget = strtod(optarg, &end);
+			if (end == optarg || *end || !(o->budget > 0) || o->budget > 60)
+				return cmd_usage_error(&cmd_bench,
+						       "bad --time-budget '%s': seconds, more than 0 and "
+						       "at most 60",
+						       optarg);
+			break;
+		}
+		case 'q': o->quick = true; break;
+		case 'j': o->json = true; break;
+		case 'H': o->html = optarg; break;
+		case 'L': o->load = optarg; break;
+		case 'l': o->list = true; break;
+		case 'h': cmd_print_usage(&cmd_bench); return -1;
+		default: return cmd_usage_error(&cmd_bench, "bad option");
+		}
+	}
+	for (i = optind; i < argc; i++) {
+		int f;
+
+		if (!strcasecmp(argv[i], "all")) {
+			o->families = (1u << BENCH_FAMILY_COUNT) - 1;
+			continue;
+		}
+		f = bench_family_find(argv[i]);
+		if (f < 0) {
+			fprintf(stderr, "gpuvet: error: unknown benchmark '%s'\n", argv[i]);
+			fputs("gpuvet: hint: 'gpuvet bench --list' names them: launch, memory, transfer, "
+			      "p2p, gemm, fit, allreduce, all\n",
+			      stderr);
+			return EXIT_USAGE;
+		}
+		o->families |= 1u << f;
+		o->named[f] = true;
+	}
+	if (!o->families)
+		o->families = (1u << BENCH_FAMILY_COUNT) - 1;
+	if (o->load && optind < argc)
+		return cmd_usage_error(&cmd_bench, "--load shows a stored result: name no benchmark");
+	return 0;
+}
+
+/* ---- the run ----------------------------------------------------------------------------- */
+
+typedef int (*family_fn)(struct bench_env *, struct err *);
+
+static const family_fn family_run[BENCH_FAMILY_COUNT] = {
+	bench_launch_run, bench_memory_run, bench_transfer_run, bench_p2p_run,
+	bench_gemm_run,	  bench_fit_run,    bench_allreduce_run,
+};
+
+static void fill_facts(struct bench_gpu *g, const struct cand *c)
+{
+	if (text_ok(&c->cd->name))
+		str_copy(g->name, c->cd->name.s, sizeof(g->name));
+	if (text_ok(&c->cd->bus_id))
+		str_copy(g->bus_id, c->cd->bus_id.s, sizeof(g->bus_id));
+	if (num_ok(&c->cd->mem_total_bytes))
+		g->mem_total = (size_t)c->cd->mem_total_bytes.v;
+	g->numa_node = -1;
+	if (c->ng) {
+		const struct gpu_static *st = &c->ng->st;
+
+		if (num_ok(&st->pcie_gen_max) && num_ok(&st->pcie_width_max)) {
+			g->pcie_gen = (int)st->pcie_gen_max.v;
+			g->pcie_width = (int)st->pcie_width_max.v;
+		}
+		if (num_ok(&st->nvlink_count))
+			g->nvlink_links = (int)st->nvlink_count.v;
+		if (num_ok(&st->numa_node))
+			g->numa_node = (int)st->numa_node.v;
+	}
+	if (g->bus_id[0]) {
+		char path[128], bdf[32];
+		size_t i;
+
+		str_copy(bdf, g->bus_id, sizeof(bdf));
+		for (i = 0; bdf[i]; i++)
+			if (bdf[i] >= 'A' && bdf[i] <= 'F')
+				bdf[i] = (char)(bdf[i] - 'A' + 'a');
+		str_fmt(path, sizeof(path), "/sys/bus/pci/devices/%s/local_cpulist", bdf);
+		if (host_read_line(path, g->local_cpus, sizeof(g->local_cpus)) != 0)
+			g->local_cpus[0] = '\0';
+	}
+}
+
+static int run_bench(int argc, char **argv)
+{
+	struct bench_cli o;
+	struct gpu_system sys, sys2;
+	struct cand *cands = NULL;
+	int *sel = NULL, nsel = 0, ncand, rc, i, f, cuda_version = 0, exit_code = EXIT_OK;
+	struct err e;
+	struct cuda_lib cl;
+	bool cuda_loaded = false;
+	struct cublaslt_lib lt;
+	struct nccl_lib nc;
+	struct dirs dirs = {NULL, 0};
+	struct bench_run run;
+	struct bench_env env;
+	struct probe *probe = NULL;
+	struct progress prog;
+	json_t *errors = json_array(), *doc;
+	struct sigaction sa, old_int, old_term;
+	int *nvml_idx = NULL, nnvml = 0;
+
+	err_clear(&e);
+	memset(&sys, 0, sizeof(sys));
+	memset(&sys2, 0, sizeof(sys2));
+	memset(&env, 0, sizeof(env));
+	memset(&prog, 0, sizeof(prog));
+	bench_run_init(&run);
+	rc = parse(argc, argv, &o);
+	if (rc != 0 || o.list || o.load) {
+		json_decref(errors);
+		if (rc == 0)
+			rc = o.list ? list_benches() : load_result(&o);
+		else if (rc < 0)
+			rc = EXIT_OK;
+		free(o.argv);
+		return rc;
+	}
+
+	/* what the probe says: enough to check -i and --size, also on a replayed machine */
+	if (probe_run(&sys, PROBE_NVML | PROBE_STATIC | PROBE_CUDA, &e) != 0) {
+		json_decref(errors);
+		return cmd_report_error(&e);
+	}
+	ncand = make_cands(&sys, &cands);
+	if (select_gpus(cands, ncand, o.ids, &sel, &nsel, &e) != 0) {
+		rc = cmd_report_error(&e);
+		goto out_early;
+	}
+	if (o.size && size_multiple(o.families)) {
+		for (i = 0; i < nsel; i++) {
+			const struct cand *c = &cands[sel[i]];
+			double need = (double)o.size * size_multiple(o.families);
+
+			if (num_ok(&c->cd->mem_total_bytes) && need > (double)c->cd->mem_total_bytes.v) {
+				char a[32], b[32];
+
+				bench_size_str((double)o.size, a, sizeof(a));
+				bench_size_str((double)c->cd->mem_total_bytes.v, b, sizeof(b));
+				err_set(&e, EXIT_USAGE,
+					"--size %s does not fit: these benchmarks need %d buffers of it and "
+					"GPU %d has %s",
+					a, size_multiple(o.families), c->shown, b);
+				err_hint(&e, "use a smaller --size");
+				rc = cmd_report_error(&e);
+				goto out_early;
+			}
+		}
+	}
+	if (gopts.replay) {
+		err_set(&e, EXIT_UNAVAILABLE,
+			"gpuvet bench needs a real GPU: a replayed machine (--replay) answers the probe "
+			"calls only, so nothing can be measured");
+		err_hint(&e, "run it on the machine itself; 'gpuvet bench --load FILE' shows a stored "
+			     "result");
+		rc = cmd_report_error(&e);
+		goto out_early;
+	}
+	if (!gpuvet_kernels_size) {
+		err_set(&e, EXIT_UNAVAILABLE,
+			"%s; install the CUDA toolkit and rebuild to run bench", gpuvet_kernels_missing);
+		err_hint(&e, "with nvcc on PATH (or make NVCC=/path/to/nvcc), 'make' builds the kernels");
+		rc = cmd_report_error(&e);
+		goto out_early;
+	}
+	if (nsel == 0) {
+		if (!sys.cuda_lib.loaded)
+			err_set(&e, EXIT_UNAVAILABLE, "cannot load the CUDA driver library: %s",
+				sys.cuda_lib.error);
+		else if (sys.cuda_init.v != 0)
+			err_set(&e, EXIT_UNAVAILABLE, "cuInit: %s (%s)",
+				cuda_error_name((int)sys.cuda_init.v),
+				cuda_error_meaning((int)sys.cuda_init.v));
+		else
+			err_set(&e, EXIT_UNAVAILABLE, "no CUDA device found");
+		err_hint(&e, "run 'gpuvet doctor' to find out why");
+		rc = cmd_report_error(&e);
+		goto out_early;
+	}
+
+	/* our own handle on the driver, with the calls bench needs */
+	if (cuda_load(&cl, &e) != 0) {
+		rc = cmd_report_error(&e);
+		goto out_early;
+	}
+	cuda_loaded = true;
+	{
+		const char *miss = missing_bench_call(&cl);
+		int r;
+
+		if (miss) {
+			err_set(&e, EXIT_UNAVAILABLE, "the CUDA driver library '%s' lacks %s, which bench needs",
+				cl.lib.path, miss);
+			err_hint(&e, "update the NVIDIA driver");
+			rc = cmd_report_error(&e);
+			goto out_early;
+		}
+		r = cl.api.Init(0);
+		if (r != CUDA_SUCCESS) {
+			err_set(&e, EXIT_UNAVAILABLE, "cuInit: %s (%s)", cuda_error_name(r),
+				cuda_error_meaning(r));
+			err_hint(&e, "run 'gpuvet doctor' to find out why");
+			rc = cmd_report_error(&e);
+			goto out_early;
+		}
+		cl.api.DriverGetVersion(&cuda_version);
+	}
+
+	/* libraries: a benchmark named on the command line fails without its library */
+	env.cuda = &cl;
+	env.cu = &cl.api;
+	if (o.families & ((1u << BENCH_GEMM) | (1u << BENCH_FIT) | (1u << BENCH_ALLREDUCE)))
+		python_lib_dirs(&dirs);
+	env.lib_dirs = (const char *const *)dirs.v;
+	env.nlib_dirs = dirs.n;
+	if (o.families & ((1u << BENCH_GEMM) | (1u << BENCH_FIT))) {
+		struct err le;
+
+		err_clear(&le);
+		if (cublaslt_load(&lt, env.lib_dirs, env.nlib_dirs, &le) == 0) {
+			env.lt = &lt;
+		} else {
+			str_fmt(env.lt_error, sizeof(env.lt_error), "%s", le.msg);
+			if (o.named[BENCH_GEMM]) {
+				rc = cmd_report_error(&le);
+				goto out_early;
+			}
+		}
+	}
+	if ((o.families & (1u << BENCH_ALLREDUCE)) && nsel >= 2) {
+		struct err le;
+
+		err_clear(&le);
+		if (nccl_load(&nc, env.lib_dirs, env.nlib_dirs, &le) == 0) {
+			env.nccl = &nc;
+		} else {
+			str_fmt(env.nccl_error, sizeof(env.nccl_error), "%s", le.msg);
+			if (o.named[BENCH_ALLREDUCE]) {
+				rc = cmd_report_error(&le);
+				goto out_early;
+			}
+		}
+	}
+
+	/* the environment of the run */
+	env.image = gpuvet_kernels;
+	env.opt.families = o.families;
+	env.opt.size_bytes = o.size;
+	env.opt.budget_s = o.budget;
+	env.opt.quick = o.quick;
+	env.run = &run;
+	env.stop = &stop_flag;
+	env.cpu_threads = bench_cpu_init();
+	env.gpus = xcalloc((size_t)nsel, sizeof(*env.gpus));
+	env.ngpus = nsel;
+	nvml_idx = xcalloc((size_t)nsel, sizeof(*nvml_idx));
+	for (i = 0; i < nsel; i++) {
+		const struct cand *c = &cands[sel[i]];
+		struct bench_gpu *g = &env.gpus[i];
+
+		g->ordinal = c->ordinal;
+		g->index = c->shown;
+		g->nvml_index = c->nvml;
+		fill_facts(g, c);
+		if (c->nvml >= 0)
+			nvml_idx[nnvml++] = c->nvml;
+	}
+	if (probe_open(&probe, &sys2, PROBE_NVML, &e) == 0 && sys2.ngpus > 0)
+		env.sensors = bench_sensors_start(probe, sys2.gpus, nvml_idx, nnvml, 100, run.t0_ns);
+	else
+		env.sensors = bench_sensors_start(NULL, NULL, NULL, 0, 100, run.t0_ns);
+	err_clear(&e);
+	prog.on = isatty(2);
+	prog.t0 = now_ns();
+	for (f = 0; f < BENCH_FAMILY_COUNT; f++)
+		prog.total += (o.families >> f) & 1;
+	env.progress = progress_cb;
+	env.progress_arg = &prog;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+
+	for (i = 0; i < nsel && !stop_flag; i++) {
+		if (bench_gpu_open(&env, &env.gpus[i], &e) != 0) {
+			progress_clear(&prog);
+			exit_code = cmd_report_error(&e);
+			json_array_append_new(errors, json_string(e.msg));
+			goto finish;
+		}
+	}
+	for (f = 0; f < BENCH_FAMILY_COUNT && !stop_flag; f++) {
+		if (!(o.families & (1u << f)))
+			continue;
+		err_clear(&e);
+		bench_progress(&env, f, "starting");
+		if (family_run[f](&env, &e) != 0) {
+			progress_clear(&prog);
+			if (e.code == EXIT_INTERRUPTED)
+				break;
+			cmd_report_error(&e);
+			json_array_append_new(errors, json_sprintf("%s: %s", bench_family(f)->name, e.msg));
+			bench_note(&run, f, NOTE_ERROR, "%s", e.msg);
+			if (exit_code == EXIT_OK)
+				exit_code = e.code ? e.code : EXIT_ERROR;
+		}
+		prog.done++;
+	}
+finish:
+	progress_clear(&prog);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	run.interrupted = stop_flag != 0;
+	bench_sensors_stop(env.sensors);
+	for (i = 0; i < nsel; i++)
+		bench_gpu_close(&env, &env.gpus[i]);
+	if (run.interrupted)
+		exit_code = EXIT_INTERRUPTED;
+	else if (exit_code == EXIT_OK && bench_run_failed(&run))
+		exit_code = EXIT_FAIL;
+	{
+		struct bench_doc_in din = {o.argc, o.argv,
+					   text_ok(&sys.driver_version) ? sys.driver_version.s : NULL,
+					   cuda_version};
+
+		doc = bench_doc_build(&din, &env, errors, exit_code);
+	}
+	rc = output(&o, doc);
+	json_decref(doc);
+	if (rc && exit_code == EXIT_OK)
+		exit_code = rc;
+	if (run.interrupted)
+		fputs("gpuvet: interrupted: partial results shown, GPU memory freed\n", stderr);
+	bench_sensors_free(env.sensors);
+	if (probe)
+		probe_close(probe);
+	gpu_system_free(&sys2);
+	bench_cpu_shutdown();
+	rc = exit_code;
+	goto out;
+out_early:
+	(void)0;
+out:
+	if (env.lt)
+		cublaslt_unload(&lt);
+	if (env.nccl)
+		nccl_unload(&nc);
+	(void)cuda_loaded; /* libcuda stays loaded: unloading it after cuInit is not supported */
+	dirs_free(&dirs);
+	free(env.gpus);
+	free(nvml_idx);
+	free(cands);
+	free(sel);
+	bench_run_free(&run);
+	gpu_system_free(&sys);
+	json_decref(errors);
+	free(o.argv);
+	return rc;
+}
+
+const struct cmd cmd_bench = {
+	"bench", "measure what the GPUs deliver against their peak and against the CPU", usage,
+	run_bench,
+};

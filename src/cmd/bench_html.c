@@ -1,0 +1,517 @@
+/*
+ * bench_html.c: `gpuvet bench --html FILE`: one self-contained page (inline CSS and SVG, no
+ * script, no external asset) rendered from the JSON document: versions and devices, each
+ * benchmark's headline table, the measured claims and notes, one plot per size sweep (bandwidth
+ * against size, GEMM rate against size, CPU against GPU), and SM clock and power over the run.
+ * CI opens a page made from a stored result in headless Chromium (tests/cli/bench_html.sh).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../bench/bench.h"
+#include "../util/err.h"
+#include "../util/strbuf.h"
+#include "../util/util.h"
+#include "bench_report.h"
+
+static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+				      "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
+
+static void esc(struct strbuf *sb, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&': sb_adds(sb, "&amp;"); break;
+		case '<': sb_adds(sb, "&lt;"); break;
+		case '>': sb_adds(sb, "&gt;"); break;
+		case '"': sb_adds(sb, "&quot;"); break;
+		default: sb_addc(sb, *s);
+		}
+	}
+}
+
+static const char *jstr(json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+
+	return s ? s : "";
+}
+
+static double jnum(json_t *o, const char *k, double dflt)
+{
+	json_t *v = json_object_get(o, k);
+
+	return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+/* ---- SVG plots ----------------------------------------------------------------------------- */
+
+struct series {
+	char name[64];
+	double x[64], y[64];
+	int n;
+};
+
+#define W 760
+#define H 380
+#define ML 72
+#define MR 210
+#define MT 34
+#define MB 52
+
+static double axis_pos(double v, double lo, double hi, bool logs, double p0, double p1)
+{
+	double t;
+
+	if (logs)
+		t = (log10(v) - log10(lo)) / (log10(hi) - log10(lo));
+	else
+		t = (v - lo) / (hi - lo);
+	return p0 + t * (p1 - p0);
+}
+
+static double nice_step(double range, int want)
+{
+	double raw = range / want, mag = pow(10, floor(log10(raw))), f = raw / mag;
+
+	return (f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10) * mag;
+}
+
+static void tick_label(double v, const char *unit, char *out, size_t n)
+{
+	bench_fmt_size(v, unit, out, n);
+	if (!out[0] || !strcmp(unit, "value"))
+		bench_fmt_value(v, out, n);
+}
+
+static void svg_plot(struct strbuf *sb, const char *title, const char *xl, const char *yl,
+		     const char *x_unit, bool log_x, bool log_y, struct series *s, int ns)
+{
+	double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+	double px0 = ML, px1 = W - MR, py0 = H - MB, py1 = MT;
+	int i, k;
+
+	for (i = 0; i < ns; i++)
+		for (k = 0; k < s[i].n; k++) {
+			if ((log_x && s[i].x[k] <= 0) || (log_y && s[i].y[k] <= 0) ||
+			    !isfinite(s[i].y[k]))
+				continue;
+			xlo = fmin(xlo, s[i].x[k]);
+			xhi = fmax(xhi, s[i].x[k]);
+			ylo = fmin(ylo, s[i].y[k]);
+			yhi = fmax(yhi, s[i].y[k]);
+		}
+	if (!isfinite(xlo) || !isfinite(ylo))
+		return;
+	if (xhi <= xlo)
+		xhi = log_x ? xlo * 10 : xlo + 1;
+	if (log_y) {
+		ylo = pow(10, floor(log10(ylo)));
+		yhi = pow(10, ceil(log10(yhi * 1.01)));
+	} else {
+		ylo = 0;
+		yhi = yhi > 0 ? yhi * 1.08 : 1;
+	}
+	sb_addf(sb, "<figure><svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot\" width=\"%d\" "
+		    "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>",
+		W, H, W, H);
+	esc(sb, title);
+	sb_adds(sb, "</title>");
+	sb_addf(sb, "<text x=\"%d\" y=\"20\" class=\"t\">", ML);
+	esc(sb, title);
+	sb_adds(sb, "</text>");
+	/* grid and ticks */
+	if (log_x) {
+		double step = !strcmp(x_unit, "B") ? 4 : 10, v = pow(step, floor(log(xlo) / log(step)));
+		int guard = 0;
+
+		if (!strcmp(x_unit, "B") && xhi / xlo > 1e5)
+			step = 16, v = pow(16, floor(log(xlo) / log(16)));
+		for (; v <= xhi * 1.0001 && guard < 40; v *= step, guard++) {
+			char lab[32];
+			double x;
+
+			if (v < xlo * 0.9999)
+				continue;
+			x = axis_pos(v, xlo, xhi, true, px0, px1);
+			tick_label(v, x_unit, lab, sizeof(lab));
+			sb_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"g\"/>"
+				    "<text x=\"%.1f\" y=\"%.1f\" class=\"xt\">%s</text>",
+				x, py0, x, py1, x, py0 + 16, lab);
+		}
+	} else {
+		double st = nice_step(xhi - xlo, 6), v = ceil(xlo / st) * st;
+
+		for (; v <= xhi + st * 1e-9; v += st) {
+			char lab[32];
+			double x = axis_pos(v, xlo, xhi, false, px0, px1);
+
+			bench_fmt_value(v, lab, sizeof(lab));
+			sb_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"g\"/>"
+				    "<text x=\"%.1f\" y=\"%.1f\" class=\"xt\">%s</text>",
+				x, py0, x, py1, x, py0 + 16, lab);
+		}
+	}
+	if (log_y) {
+		double v;
+
+		for (v = ylo; v <= yhi * 1.0001; v *= 10) {
+			char lab[32];
+			double y = axis_pos(v, ylo, yhi, true, py0, py1);
+
+			bench_fmt_value(v, lab, sizeof(lab));
+			sb_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"g\"/>"
+				    "<text x=\"%.1f\" y=\"%.1f\" class=\"yt\">%s</text>",
+				px0, y, px1, y, px0 - 6, y + 4, lab);
+		}
+	} else {
+		double st = nice_step(yhi - ylo, 6), v;
+
+		for (v = 0; v <= yhi + st * 1e-9; v += st) {
+			char lab[32];
+			double y = axis_pos(v, ylo, yhi, false, py0, py1);
+
+			bench_fmt_value(v, lab, sizeof(lab));
+			sb_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"g\"/>"
+				    "<text x=\"%.1f\" y=\"%.1f\" class=\"yt\">%s</text>",
+				px0, y, px1, y, px0 - 6, y + 4, lab);
+		}
+	}
+	sb_addf(sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"frame\"/>", px0,
+		py1, px1 - px0, py0 - py1);
+	sb_addf(sb, "<text x=\"%.1f\" y=\"%d\" class=\"xl\">", (px0 + px1) / 2, H - 12);
+	esc(sb, xl);
+	sb_addf(sb, "</text><text transform=\"translate(16,%.1f) rotate(-90)\" class=\"yl\">",
+		(py0 + py1) / 2);
+	esc(sb, yl);
+	sb_adds(sb, "</text>");
+	/* the series */
+	for (i = 0; i < ns; i++) {
+		const char *col = palette[i % (int)ARRAY_SIZE(palette)];
+		int drawn = 0;
+
+		sb_addf(sb, "<g class=\"series\"><polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
+			    "points=\"",
+			col);
+		for (k = 0; k < s[i].n; k++) {
+			if ((log_x && s[i].x[k] <= 0) || (log_y && s[i].y[k] <= 0) || !isfinite(s[i].y[k]))
+				continue;
+			sb_addf(sb, "%s%.1f,%.1f", drawn++ ? " " : "",
+				axis_pos(s[i].x[k], xlo, xhi, log_x, px0, px1),
+				axis_pos(s[i].y[k], ylo, yhi, log_y, py0, py1));
+		}
+		sb_adds(sb, "\"/>");
+		for (k = 0; k < s[i].n; k++) {
+			char xs[32], ys[32];
+
+			if ((log_x && s[i].x[k] <= 0) || (log_y && s[i].y[k] <= 0) || !isfinite(s[i].y[k]))
+				continue;
+			tick_label(s[i].x[k], x_unit, xs, sizeof(xs));
+			bench_fmt_value(s[i].y[k], ys, sizeof(ys));
+			sb_addf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>",
+				axis_pos(s[i].x[k], xlo, xhi, log_x, px0, px1),
+				axis_pos(s[i].y[k], ylo, yhi, log_y, py0, py1), col);
+			esc(sb, s[i].name);
+			sb_addf(sb, ": %s, %s</title></circle>", xs, ys);
+		}
+		sb_addf(sb, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+			    "<text x=\"%d\" y=\"%d\" class=\"lg\">",
+			W - MR + 14, MT + 4 + i * 18, col, W - MR + 32, MT + 14 + i * 18);
+		esc(sb, s[i].name);
+		sb_adds(sb, "</text></g>");
+	}
+	sb_adds(sb, "</svg></figure>\n");
+}
+
+/* Collect the series of one plot from the results, in order of appearance. */
+static int collect(json_t *results, const char *plot, struct series *s, int max, const char **unit,
+		   const char **x_unit)
+{
+	size_t i;
+	json_t *r;
+	int ns = 0, k;
+
+	json_array_foreach(results, i, r) {
+		const char *name = jstr(r, "series");
+
+		if (strcmp(jstr(r, "plot"), plot) || !*name)
+			continue;
+		*unit = jstr(r, "unit");
+		*x_unit = jstr(r, "size_unit");
+		for (k = 0; k < ns; k++)
+			if (!strcmp(s[k].name, name))
+				break;
+		if (k == ns) {
+			if (ns == max)
+				continue;
+			memset(&s[ns], 0, sizeof(s[ns]));
+			str_copy(s[ns].name, name, sizeof(s[ns].name));
+			ns++;
+		}
+		if (s[k].n < (int)ARRAY_SIZE(s[k].x)) {
+			s[k].x[s[k].n] = jnum(r, "size", 0);
+			s[k].y[s[k].n] = jnum(r, "median", NAN);
+			s[k].n++;
+		}
+	}
+	/* sort each series by x (sweeps and headline points arrive in any order) */
+	for (k = 0; k < ns; k++) {
+		int a, b;
+
+		for (a = 1; a < s[k].n; a++)
+			for (b = a; b > 0 && s[k].x[b - 1] > s[k].x[b]; b--) {
+				double tx = s[k].x[b], ty = s[k].y[b];
+
+				s[k].x[b] = s[k].x[b - 1];
+				s[k].y[b] = s[k].y[b - 1];
+				s[k].x[b - 1] = tx;
+				s[k].y[b - 1] = ty;
+			}
+	}
+	return ns;
+}
+
+static void sensor_plots(struct strbuf *sb, json_t *doc)
+{
+	json_t *gpus = json_object_get(json_object_get(doc, "sensors"), "gpus"), *arr;
+	const char *key;
+	struct series *clk, *pw;
+	int nc = 0;
+
+	if (!json_is_object(gpus) || !json_object_size(gpus))
+		return;
+	clk = xcalloc(8, sizeof(*clk));
+	pw = xcalloc(8, sizeof(*pw));
+	json_object_foreach(gpus, key, arr) {
+		size_t n = json_array_size(arr), i, step = n / 64 + 1, k = 0;
+
+		if (nc == 8)
+			break;
+		str_fmt(clk[nc].name, sizeof(clk[nc].name), "GPU %s SM clock", key);
+		str_fmt(pw[nc].name, sizeof(pw[nc].name), "GPU %s power", key);
+		for (i = 0; i < n && k < 64; i += step, k++) {
+			json_t *row = json_array_get(arr, i);
+
+			clk[nc].x[k] = pw[nc].x[k] = json_number_value(json_array_get(row, 0));
+			clk[nc].y[k] = json_is_number(json_array_get(row, 1))
+					       ? json_number_value(json_array_get(row, 1)) : NAN;
+			pw[nc].y[k] = json_is_number(json_array_get(row, 3))
+					      ? json_number_value(json_array_get(row, 3)) : NAN;
+		}
+		clk[nc].n = pw[nc].n = (int)k;
+		nc++;
+	}
+	sb_adds(sb, "<h2>Clocks and power during the run</h2>\n");
+	svg_plot(sb, "SM clock over the run", "seconds since the start", "MHz", "value", false,
+		 false, clk, nc);
+	svg_plot(sb, "Board power over the run", "seconds since the start", "W", "value", false,
+		 false, pw, nc);
+	free(clk);
+	free(pw);
+}
+
+static void table(struct strbuf *sb, json_t *results, const char *family)
+{
+	size_t i;
+	json_t *r;
+	bool any = false;
+
+	json_array_foreach(results, i, r) {
+		json_t *ver = json_object_get(r, "verified");
+		char w[16], sz[24], val[24], pct[16] = "", tr[24] = "", clk[48] = "";
+		json_t *g = json_object_get(r, "gpu"), *p = json_object_get(r, "peer");
+
+		if (strcmp(jstr(r, "bench"), family) || !json_is_true(json_object_get(r, "headline")))
+			continue;
+		if (!any)
+			sb_adds(sb, "<table><tr><th>GPU</th><th>test</th><th>size</th><th>median</th>"
+				    "<th>HBM traffic</th><th>% of peak</th><th>min..max</th><th>CV</th>"
+				    "<th>check</th><th>SM clock, power</th><th>config</th></tr>\n");
+		any = true;
+		if (json_is_integer(g) && json_is_integer(p))
+			str_fmt(w, sizeof(w), "%lld&rarr;%lld", (long long)json_integer_value(g),
+				(long long)json_integer_value(p));
+		else if (json_is_integer(g))
+			str_fmt(w, sizeof(w), "%lld", (long long)json_integer_value(g));
+		else
+			str_copy(w, "all", sizeof(w));
+		bench_fmt_size(jnum(r, "size", 0), jstr(r, "size_unit"), sz, sizeof(sz));
+		bench_fmt_value(jnum(r, "median", NAN), val, sizeof(val));
+		if (jnum(r, "percent_of_peak", -1) >= 0)
+			str_fmt(pct, sizeof(pct), "%.1f%%", jnum(r, "percent_of_peak", 0));
+		if (jnum(r, "hbm_traffic", -1) >= 0) {
+			bench_fmt_value(jnum(r, "hbm_traffic", 0), tr, sizeof(tr));
+			str_append(tr, " GB/s", sizeof(tr));
+		}
+		if (jnum(r, "sm_clock_mhz", -1) >= 0)
+			str_fmt(clk, sizeof(clk), "%.0f MHz", jnum(r, "sm_clock_mhz", 0));
+		if (jnum(r, "power_w", -1) >= 0) {
+			char pwr[16];
+
+			str_fmt(pwr, sizeof(pwr), ", %.0f W", jnum(r, "power_w", 0));
+			str_append(clk, pwr, sizeof(clk));
+		}
+		sb_addf(sb, "<tr><td>%s</td><td>", w);
+		esc(sb, jstr(r, "label"));
+		sb_addf(sb, "</td><td>%s</td><td class=\"n\">%s ", sz, val);
+		esc(sb, jstr(r, "unit"));
+		sb_addf(sb, "</td><td class=\"n\">%s</td><td class=\"n\" title=\"", tr);
+		esc(sb, jstr(r, "peak_what"));
+		sb_addf(sb, "\">%s</td><td class=\"n\">", pct);
+		{
+			char lo[16], hi[16];
+
+			bench_fmt_value(jnum(r, "min", 0), lo, sizeof(lo));
+			bench_fmt_value(jnum(r, "max", 0), hi, sizeof(hi));
+			sb_addf(sb, "%s..%s</td><td class=\"n\">%.1f%%</td>", lo, hi, jnum(r, "cv", 0) * 100);
+		}
+		sb_addf(sb, "<td class=\"%s\" title=\"", json_is_false(ver) ? "bad" : "ok");
+		esc(sb, jstr(r, "verify"));
+		sb_addf(sb, "\">%s</td><td>%s</td><td>",
+			json_is_true(ver) ? "ok" : json_is_false(ver) ? "FAILED" : "-", clk);
+		esc(sb, jstr(r, "config"));
+		sb_adds(sb, "</td></tr>\n");
+	}
+	if (any)
+		sb_adds(sb, "</table>\n");
+}
+
+char *bench_report_html(json_t *doc)
+{
+	struct strbuf sb;
+	json_t *v = json_object_get(doc, "versions"), *results = json_object_get(doc, "results");
+	json_t *plots = json_object_get(doc, "plots"), *x;
+	size_t i;
+	int fam;
+
+	sb_init(&sb);
+	sb_adds(&sb, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		     "<title>gpuvet bench</title><style>\n"
+		     "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}\n"
+		     "table{border-collapse:collapse;margin:8px 0 16px}td,th{border:1px solid #ccc;"
+		     "padding:3px 6px;text-align:left}th{background:#f3f3f3}td.n{text-align:right;"
+		     "font-variant-numeric:tabular-nums}td.bad{background:#fdd;font-weight:bold}"
+		     "td.ok{color:#070}\n"
+		     "svg.plot{background:#fff;border:1px solid #ddd}svg .g{stroke:#eee}"
+		     "svg .frame{fill:none;stroke:#999}svg text{font:11px sans-serif;fill:#333}"
+		     "svg .t{font-size:14px;font-weight:bold}svg .xt{text-anchor:middle}"
+		     "svg .yt{text-anchor:end}svg .xl,svg .yl{text-anchor:middle;font-size:12px}\n"
+		     "figure{margin:8px 0 20px}.claim{color:#036}.note{color:#850}.err{color:#b00}\n"
+		     "</style></head><body>\n<h1>gpuvet bench</h1>\n<p>");
+	sb_adds(&sb, "gpuvet ");
+	esc(&sb, jstr(v, "gpuvet"));
+	if (*jstr(v, "driver")) {
+		sb_adds(&sb, ", driver ");
+		esc(&sb, jstr(v, "driver"));
+	}
+	if (*jstr(v, "cuda_driver")) {
+		sb_adds(&sb, ", CUDA ");
+		esc(&sb, jstr(v, "cuda_driver"));
+	}
+	if (*jstr(v, "cublaslt")) {
+		sb_adds(&sb, ", cuBLASLt ");
+		esc(&sb, jstr(v, "cublaslt"));
+	}
+	if (*jstr(v, "nccl")) {
+		sb_adds(&sb, ", NCCL ");
+		esc(&sb, jstr(v, "nccl"));
+	}
+	sb_adds(&sb, ". Created ");
+	esc(&sb, jstr(doc, "created"));
+	sb_adds(&sb, ".</p>\n<table><tr><th>GPU</th><th>name</th><th>bus</th><th>cc</th><th>SMs</th>"
+		     "<th>max SM clock</th><th>memory peak</th><th>PCIe</th><th>NVLink</th></tr>\n");
+	json_array_foreach(json_object_get(doc, "devices"), i, x) {
+		json_t *pk = json_object_get(x, "peaks");
+
+		sb_addf(&sb, "<tr><td>%.0f</td><td>", jnum(x, "gpu", 0));
+		esc(&sb, jstr(x, "name"));
+		sb_adds(&sb, "</td><td>");
+		esc(&sb, jstr(x, "bus_id"));
+		sb_addf(&sb, "</td><td>%s</td><td>%.0f</td><td>%.0f MHz</td><td>%.0f GB/s</td>"
+			     "<td>%.0f.0 x%.0f</td><td>%.0f links</td></tr>\n",
+			jstr(x, "cc"), jnum(x, "sm_count", 0), jnum(x, "sm_clock_max_mhz", 0),
+			jnum(pk, "hbm_gbs", 0), jnum(x, "pcie_gen", 0), jnum(x, "pcie_width", 0),
+			jnum(x, "nvlink_links", 0));
+	}
+	sb_adds(&sb, "</table>\n");
+	for (fam = 0; fam < BENCH_FAMILY_COUNT; fam++) {
+		const struct bench_family_info *fi = bench_family(fam);
+		bool any = false;
+		json_t *r;
+
+		json_array_foreach(results, i, r)
+			any |= !strcmp(jstr(r, "bench"), fi->name);
+		json_array_foreach(json_object_get(doc, "notes"), i, r)
+			any |= !strcmp(jstr(r, "bench"), fi->name);
+		if (!any)
+			continue;
+		sb_adds(&sb, "<h2>");
+		esc(&sb, fi->title);
+		sb_adds(&sb, "</h2>\n");
+		table(&sb, results, fi->name);
+		json_array_foreach(json_object_get(doc, "summary"), i, r)
+			if (!strcmp(jstr(r, "bench"), fi->name)) {
+				sb_adds(&sb, "<p class=\"claim\">");
+				esc(&sb, jstr(r, "text"));
+				sb_adds(&sb, "</p>\n");
+			}
+		json_array_foreach(json_object_get(doc, "notes"), i, r)
+			if (!strcmp(jstr(r, "bench"), fi->name)) {
+				sb_adds(&sb, "<p class=\"note\">");
+				esc(&sb, jstr(r, "kind"));
+				sb_adds(&sb, ": ");
+				esc(&sb, jstr(r, "text"));
+				sb_adds(&sb, "</p>\n");
+			}
+		json_array_foreach(plots, i, x) {
+			struct series *s;
+			const char *unit = "", *x_unit = "B";
+			int ns;
+
+			if (strcmp(jstr(x, "bench"), fi->name))
+				continue;
+			s = xcalloc(16, sizeof(*s));
+			ns = collect(results, jstr(x, "id"), s, 16, &unit, &x_unit);
+			if (ns > 0)
+				svg_plot(&sb, jstr(x, "title"), jstr(x, "x_label"), jstr(x, "y_label"),
+					 x_unit, true, json_is_true(json_object_get(x, "log_y")), s, ns);
+			free(s);
+		}
+	}
+	sensor_plots(&sb, doc);
+	json_array_foreach(json_object_get(doc, "errors"), i, x) {
+		sb_adds(&sb, "<p class=\"err\">error: ");
+		esc(&sb, json_string_value(x));
+		sb_adds(&sb, "</p>\n");
+	}
+	if (jnum(doc, "unverified", 0) > 0)
+		sb_addf(&sb, "<p class=\"err\">%.0f results FAILED verification.</p>\n",
+			jnum(doc, "unverified", 0));
+	if (json_is_true(json_object_get(doc, "interrupted")))
+		sb_adds(&sb, "<p class=\"err\">Interrupted: the results are partial.</p>\n");
+	sb_adds(&sb, "<p><small>Method, peaks and formulas: docs/bench.md in gpuvet's sources.</small>"
+		     "</p>\n</body></html>\n");
+	return sb_detach(&sb);
+}
+
+int bench_report_html_file(json_t *doc, const char *path, struct err *e)
+{
+	char *html = bench_report_html(doc);
+	FILE *f = fopen(path, "we");
+	size_t len = strlen(html);
+	int rc = 0;
+
+	if (!f) {
+		free(html);
+		return err_set(e, EXIT_ERROR, "cannot write '%s': %s", path, strerror(errno));
+	}
+	if (fwrite(html, 1, len, f) != len)
+		rc = err_set(e, EXIT_ERROR, "cannot write '%s': %s", path, strerror(errno));
+	if (fclose(f) != 0 && rc == 0)
+		rc = err_set(e, EXIT_ERROR, "cannot write '%s': %s", path, strerror(errno));
+	free(html);
+	return rc;
+}

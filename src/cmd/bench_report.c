@@ -1,0 +1,371 @@
+/*
+ * bench_report.c: the human table of `gpuvet bench`, from the JSON document (bench_report.h).
+ *
+ * One block per benchmark: the headline rows (value, % of the peak the hardware should reach,
+ * the spread of the samples, the verification mark, SM clock and power while it ran), then each
+ * size sweep folded into one line, then the measured claims (pinned/pageable, mixed precision,
+ * crossover) and the notes. The fit benchmark prints its own small table (time per size for
+ * CPU, GPU, GPU with transfers).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../bench/bench.h"
+#include "../util/strbuf.h"
+#include "../util/term.h"
+#include "../util/util.h"
+#include "bench_report.h"
+
+void bench_fmt_value(double v, char *out, size_t n)
+{
+	double a = fabs(v);
+
+	if (!isfinite(v))
+		str_copy(out, "n/a", n);
+	else if (a >= 100)
+		str_fmt(out, n, "%.0f", v);
+	else if (a >= 10)
+		str_fmt(out, n, "%.1f", v);
+	else if (a >= 1)
+		str_fmt(out, n, "%.2f", v);
+	else if (a == 0)
+		str_copy(out, "0", n);
+	else
+		str_fmt(out, n, "%.3g", v);
+}
+
+void bench_fmt_size(double v, const char *unit, char *out, size_t n)
+{
+	if (v <= 0)
+		str_copy(out, "", n);
+	else if (!unit || !strcmp(unit, "B"))
+		bench_size_str(v, out, n);
+	else if (!strcmp(unit, "elements")) {
+		double l = log10(v);
+
+		if (fabs(l - round(l)) < 1e-9)
+			str_fmt(out, n, "1e%.0f", l);
+		else
+			str_fmt(out, n, "%.3g", v);
+	} else
+		str_fmt(out, n, "%.0f", v);
+}
+
+static const char *jstr(json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+
+	return s ? s : "";
+}
+
+static double jnum(json_t *o, const char *k, double dflt)
+{
+	json_t *v = json_object_get(o, k);
+
+	return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+static void who(json_t *r, char *out, size_t n)
+{
+	json_t *g = json_object_get(r, "gpu"), *p = json_object_get(r, "peer");
+
+	if (json_is_integer(g) && json_is_integer(p))
+		str_fmt(out, n, "%lld->%lld", (long long)json_integer_value(g),
+			(long long)json_integer_value(p));
+	else if (json_is_integer(g))
+		str_fmt(out, n, "%lld", (long long)json_integer_value(g));
+	else
+		str_copy(out, "all", n);
+}
+
+static void print_header(FILE *f, json_t *doc)
+{
+	json_t *v = json_object_get(doc, "versions"), *devs = json_object_get(doc, "devices"), *d;
+	size_t i;
+
+	fprintf(f, "%sgpuvet bench%s %s", c_bold(), c_reset(), jstr(v, "gpuvet"));
+	if (*jstr(v, "driver"))
+		fprintf(f, ", driver %s", jstr(v, "driver"));
+	if (*jstr(v, "cuda_driver"))
+		fprintf(f, ", CUDA %s", jstr(v, "cuda_driver"));
+	if (*jstr(v, "cublaslt"))
+		fprintf(f, ", cuBLASLt %s", jstr(v, "cublaslt"));
+	if (*jstr(v, "nccl"))
+		fprintf(f, ", NCCL %s", jstr(v, "nccl"));
+	fputc('\n', f);
+	json_array_foreach(devs, i, d) {
+		json_t *pk = json_object_get(d, "peaks");
+		char hbm[32] = "", pcie[48] = "", nvl[48] = "";
+
+		if (jnum(pk, "hbm_gbs", 0) > 0)
+			str_fmt(hbm, sizeof(hbm), ", memory %.0f GB/s", jnum(pk, "hbm_gbs", 0));
+		if (jnum(d, "pcie_gen", 0) > 0)
+			str_fmt(pcie, sizeof(pcie), ", PCIe %.0f.0 x%.0f", jnum(d, "pcie_gen", 0),
+				jnum(d, "pcie_width", 0));
+		if (jnum(d, "nvlink_links", 0) > 0)
+			str_fmt(nvl, sizeof(nvl), ", NVLink x%.0f", jnum(d, "nvlink_links", 0));
+		fprintf(f, "GPU %lld: %s (%s), cc %s, %.0f SMs at up to %.0f MHz%s%s%s\n",
+			(long long)jnum(d, "gpu", 0), jstr(d, "name"), jstr(d, "bus_id"), jstr(d, "cc"),
+			jnum(d, "sm_count", 0), jnum(d, "sm_clock_max_mhz", 0), hbm, pcie, nvl);
+	}
+	if (json_is_object(json_object_get(doc, "host")))
+		fprintf(f, "host: %.0f CPUs (%s)\n", jnum(json_object_get(doc, "host"), "cpus", 0),
+			jstr(json_object_get(doc, "host"), "cpu_isa"));
+}
+
+static void print_row(FILE *f, json_t *r, bool traffic_col)
+{
+	char w[16], size[24], val[24], tr[24] = "", pct[16] = "-", spread[40], clk[40] = "";
+	json_t *ver = json_object_get(r, "verified");
+	const char *check = json_is_true(ver) ? "ok" : json_is_false(ver) ? "FAILED" : "-";
+	const char *col = json_is_false(ver) ? c_red() : json_is_true(ver) ? c_green() : "";
+	double cv = jnum(r, "cv", 0) * 100;
+
+	who(r, w, sizeof(w));
+	bench_fmt_size(jnum(r, "size", 0), jstr(r, "size_unit"), size, sizeof(size));
+	bench_fmt_value(jnum(r, "median", NAN), val, sizeof(val));
+	str_append(val, " ", sizeof(val));
+	str_append(val, jstr(r, "unit"), sizeof(val));
+	if (traffic_col && jnum(r, "hbm_traffic", -1) >= 0) {
+		bench_fmt_value(jnum(r, "hbm_traffic", 0), tr, sizeof(tr));
+		str_append(tr, " GB/s", sizeof(tr));
+	}
+	if (jnum(r, "percent_of_peak", -1) >= 0)
+		str_fmt(pct, sizeof(pct), "%.1f%%", jnum(r, "percent_of_peak", 0));
+	{
+		char lo[16], hi[16];
+
+		bench_fmt_value(jnum(r, "min", 0), lo, sizeof(lo));
+		bench_fmt_value(jnum(r, "max", 0), hi, sizeof(hi));
+		str_fmt(spread, sizeof(spread), "%s..%s cv %.1f%%", lo, hi, cv);
+	}
+	if (jnum(r, "sm_clock_mhz", -1) >= 0)
+		str_fmt(clk, sizeof(clk), "%4.0f MHz", jnum(r, "sm_clock_mhz", 0));
+	if (jnum(r, "power_w", -1) >= 0) {
+		char p[16];
+
+		str_fmt(p, sizeof(p), " %4.0f W", jnum(r, "power_w", 0));
+		str_append(clk, p, sizeof(clk));
+	}
+	if (traffic_col)
+		fprintf(f, "  %-5s %-40s %9s %12s %12s %7s  %-26s %s%-6s%s %s\n", w, jstr(r, "label"),
+			size, val, tr, pct, spread, col, check, c_reset(), clk);
+	else
+		fprintf(f, "  %-5s %-40s %9s %14s %7s  %-26s %s%-6s%s %s\n", w, jstr(r, "label"), size,
+			val, pct, spread, col, check, c_reset(), clk);
+}
+
+static int by_size(const void *a, const void *b)
+{
+	double x = jnum(*(json_t *const *)a, "size", 0), y = jnum(*(json_t *const *)b, "size", 0);
+
+	return x < y ? -1 : x > y;
+}
+
+/* One line per (plot, series) for the sweep points, in size order. */
+static void print_sweeps(FILE *f, json_t *results, const char *family)
+{
+	size_t i, j;
+	json_t *r, *done = json_object();
+
+	json_array_foreach(results, i, r) {
+		const char *series = jstr(r, "series");
+		char key[96];
+		struct strbuf sb;
+		json_t *q, **pts = NULL;
+		size_t count = 0, k;
+
+		if (strcmp(jstr(r, "bench"), family) || !*series || !*jstr(r, "plot"))
+			continue;
+		str_fmt(key, sizeof(key), "%s|%s", jstr(r, "plot"), series);
+		if (json_object_get(done, key))
+			continue;
+		json_object_set_new(done, key, json_true());
+		json_array_foreach(results, j, q) {
+			if (strcmp(jstr(q, "bench"), family) || strcmp(jstr(q, "series"), series) ||
+			    strcmp(jstr(q, "plot"), jstr(r, "plot")))
+				continue;
+			pts = xrealloc(pts, (count + 1) * sizeof(*pts));
+			pts[count++] = q;
+		}
+		qsort(pts, count, sizeof(*pts), by_size);
+		sb_init(&sb);
+		for (k = 0; k < count; k++) {
+			char sz[24], v[24];
+
+			bench_fmt_size(jnum(pts[k], "size", 0), jstr(pts[k], "size_unit"), sz, sizeof(sz));
+			bench_fmt_value(jnum(pts[k], "median", NAN), v, sizeof(v));
+			sb_addf(&sb, "%s%s %s%s", k ? ", " : "", sz, v,
+				json_is_false(json_object_get(pts[k], "verified")) ? " (FAILED)" : "");
+		}
+		if (count > 1)
+			fprintf(f, "  %sby size, %s (%s):%s %s\n", c_dim(), series, jstr(r, "unit"),
+				c_reset(), sb.buf);
+		sb_release(&sb);
+		free(pts);
+	}
+	json_decref(done);
+}
+
+static json_t *find_fit(json_t *results, const char *plot, const char *series, double size)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(results, i, r)
+		if (!strcmp(jstr(r, "plot"), plot) && !strcmp(jstr(r, "series"), series) &&
+		    jnum(r, "size", 0) == size)
+			return r;
+	return NULL;
+}
+
+static void print_fit(FILE *f, json_t *results)
+{
+	static const char *const plots[] = {"fit-axpy", "fit-matmul"};
+	static const char *const series[] = {"CPU, all cores", "GPU, data on GPU",
+					     "GPU, incl. transfers"};
+	size_t p, i;
+
+	for (p = 0; p < 2; p++) {
+		json_t *r, *sizes = json_array();
+		const char *title = NULL;
+
+		json_array_foreach(results, i, r) {
+			size_t k;
+			json_t *s;
+			bool seen = false;
+
+			if (strcmp(jstr(r, "plot"), plots[p]))
+				continue;
+			if (!title)
+				title = jstr(r, "label");
+			json_array_foreach(sizes, k, s)
+				if (json_number_value(s) == jnum(r, "size", 0))
+					seen = true;
+			if (!seen)
+				json_array_append_new(sizes, json_real(jnum(r, "size", 0)));
+		}
+		if (json_array_size(sizes)) {
+			json_t *s;
+
+			fprintf(f, "  %s%s%s\n", c_bold(), p ? "matmul C = A.B, fp32 (ms per operation)"
+							      : "element-wise z = a*x + y (ms per operation)",
+				c_reset());
+			fprintf(f, "  %-10s %12s %12s %16s  %s\n", "elements", "CPU", "GPU",
+				"GPU+transfers", "check");
+			json_array_foreach(sizes, i, s) {
+				double sz = json_number_value(s);
+				char cells[3][24], szs[24];
+				const char *check = "ok";
+				int v;
+
+				bench_fmt_size(sz, "elements", szs, sizeof(szs));
+				for (v = 0; v < 3; v++) {
+					json_t *q = find_fit(results, plots[p], series[v], sz);
+
+					if (q) {
+						bench_fmt_value(jnum(q, "median", NAN), cells[v], sizeof(cells[v]));
+						if (json_is_false(json_object_get(q, "verified")))
+							check = "FAILED";
+					} else {
+						str_copy(cells[v], "not run", sizeof(cells[v]));
+					}
+				}
+				fprintf(f, "  %-10s %12s %12s %16s  %s\n", szs, cells[0], cells[1], cells[2],
+					check);
+			}
+		}
+		json_decref(sizes);
+	}
+	{
+		json_t *r, *last = NULL;
+
+		/* the CPU row of the largest size says how many threads it ran on */
+		json_array_foreach(results, i, r)
+			if (!strcmp(jstr(r, "bench"), "fit") && !strcmp(jstr(r, "series"), series[0]) &&
+			    (!last || jnum(r, "size", 0) >= jnum(last, "size", 0)))
+				last = r;
+		if (last)
+			fprintf(f, "  %sCPU: %s%s\n", c_dim(), jstr(last, "label"), c_reset());
+	}
+}
+
+void bench_report_table(FILE *f, json_t *doc)
+{
+	json_t *results = json_object_get(doc, "results"), *notes = json_object_get(doc, "notes");
+	json_t *sums = json_object_get(doc, "summary"), *errs = json_object_get(doc, "errors");
+	int fam;
+	size_t i;
+	json_t *x;
+	long long unverified = 0;
+
+	print_header(f, doc);
+	for (fam = 0; fam < BENCH_FAMILY_COUNT; fam++) {
+		const struct bench_family_info *fi = bench_family(fam);
+		bool any = false, memory = fam == BENCH_MEMORY;
+		json_t *r;
+
+		json_array_foreach(results, i, r)
+			any |= !strcmp(jstr(r, "bench"), fi->name);
+		json_array_foreach(notes, i, x)
+			any |= !strcmp(jstr(x, "bench"), fi->name);
+		if (!any)
+			continue;
+		fprintf(f, "\n%s== %s ==%s\n", c_bold(), fi->title, c_reset());
+		if (memory)
+			fputs("  rate: bytes as the test counts them (a copy counts each byte once); HBM "
+			      "traffic: bytes read + written\n",
+			      f);
+		if (fam == BENCH_FIT) {
+			print_fit(f, results);
+		} else {
+			bool header = false;
+
+			json_array_foreach(results, i, r) {
+				if (strcmp(jstr(r, "bench"), fi->name) ||
+				    !json_is_true(json_object_get(r, "headline")))
+					continue;
+				if (!header) {
+					if (memory)
+						fprintf(f, "  %s%-5s %-40s %9s %12s %12s %7s  %-26s %-6s %s%s\n",
+							c_dim(), "GPU", "test", "size", "rate", "HBM traffic",
+							"% peak", "spread (min..max, cv)", "check",
+							"SM clock, power", c_reset());
+					else
+						fprintf(f, "  %s%-5s %-40s %9s %14s %7s  %-26s %-6s %s%s\n", c_dim(),
+							"GPU", "test", "size", "median", "% peak",
+							"spread (min..max, cv)", "check", "SM clock, power",
+							c_reset());
+					header = true;
+				}
+				print_row(f, r, memory);
+			}
+			print_sweeps(f, results, fi->name);
+		}
+		json_array_foreach(sums, i, x)
+			if (!strcmp(jstr(x, "bench"), fi->name))
+				fprintf(f, "  %s=>%s %s\n", c_cyan(), c_reset(), jstr(x, "text"));
+		json_array_foreach(notes, i, x) {
+			const char *kind = jstr(x, "kind");
+
+			if (strcmp(jstr(x, "bench"), fi->name))
+				continue;
+			fprintf(f, "  %s%s:%s %s\n", !strcmp(kind, "error") ? c_red() : c_yellow(),
+				!strcmp(kind, "skip") ? "skipped" : !strcmp(kind, "info") ? "note" : kind,
+				c_reset(), jstr(x, "text"));
+		}
+	}
+	json_array_foreach(notes, i, x)
+		if (!strcmp(jstr(x, "bench"), "run"))
+			fprintf(f, "%snote:%s %s\n", c_yellow(), c_reset(), jstr(x, "text"));
+	json_array_foreach(errs, i, x)
+		fprintf(f, "%serror:%s %s\n", c_red(), c_reset(), json_string_value(x));
+	unverified = (long long)jnum(doc, "unverified", 0);
+	if (unverified > 0)
+		fprintf(f, "\n%s%lld result%s FAILED verification: the GPU computed or moved wrong data%s\n",
+			c_red(), unverified, unverified == 1 ? "" : "s", c_reset());
+	if (json_is_true(json_object_get(doc, "interrupted")))
+		fprintf(f, "\n%sinterrupted: the results above are partial%s\n", c_yellow(), c_reset());
+}
