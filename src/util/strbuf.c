@@ -61,10 +61,11 @@ void sb_addc(struct strbuf *sb, char c)
 void sb_addf(struct strbuf *sb, const char *fmt, ...)
 {
 	va_list ap;
+	char probe[1]; /* not NULL: gcc 12 with -fsanitize=undefined -O1 warns "null format string" */
 	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = vsnprintf(probe, sizeof(probe), fmt, ap);
 	va_end(ap);
 	if (n <= 0)
 		return;
