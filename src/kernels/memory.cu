@@ -33,13 +33,27 @@ static __device__ __forceinline__ unsigned long long sum4(uint4 v)
 	return (unsigned long long)v.x + v.y + v.z + v.w;
 }
 
-/* Warp-reduce acc and add it to *out once per warp. */
-static __device__ __forceinline__ void warp_add(unsigned long long acc, unsigned long long *out)
+/*
+ * Reduce acc over the block and add it to *out once per block: a same-address atomic per warp
+ * would queue tens of thousands of updates at one L2 slice for the block-tile variants.
+ */
+static __device__ __forceinline__ void block_add(unsigned long long acc, unsigned long long *out)
 {
+	__shared__ unsigned long long part[32];
+	unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+
 	for (int o = 16; o > 0; o >>= 1)
 		acc += __shfl_down_sync(0xffffffffu, acc, o);
-	if ((threadIdx.x & 31) == 0 && acc)
-		atomicAdd(out, acc);
+	if (lane == 0)
+		part[warp] = acc;
+	__syncthreads();
+	if (warp == 0) {
+		acc = lane < (blockDim.x + 31) / 32 ? part[lane] : 0;
+		for (int o = 16; o > 0; o >>= 1)
+			acc += __shfl_down_sync(0xffffffffu, acc, o);
+		if (lane == 0 && acc)
+			atomicAdd(out, acc);
+	}
 }
 
 static __device__ __forceinline__ uint4 stream4(uint32_t seed, size_t i)
@@ -97,7 +111,7 @@ static __device__ __forceinline__ void gs_read(const uint4 *__restrict__ src, si
 	}
 	for (; i < n; i += stride)
 		acc += sum4(ld_cs(src + i));
-	warp_add(acc, sum);
+	block_add(acc, sum);
 }
 
 template <int U>
@@ -180,7 +194,7 @@ static __device__ __forceinline__ void bt_read(const uint4 *__restrict__ src, si
 			if (base + (size_t)u * blockDim.x < n)
 				acc += sum4(__ldg(src + base + (size_t)u * blockDim.x));
 	}
-	warp_add(acc, sum);
+	block_add(acc, sum);
 }
 
 template <int U>
