@@ -33,18 +33,19 @@ static struct {
 
 struct worker_arg {
 	int id;
+	uint64_t gen; /* the generation when it was created: later ones are its work */
 };
 
 static void *worker_main(void *p)
 {
 	int id = ((struct worker_arg *)p)->id;
-	uint64_t seen = 0;
+	/* not pool.gen read now: work handed out before this thread ran would be missed */
+	uint64_t seen = ((struct worker_arg *)p)->gen;
 
 	free(p);
 	if (pool.have_all)
 		pthread_setaffinity_np(pthread_self(), sizeof(pool.all), &pool.all);
 	pthread_mutex_lock(&pool.mu);
-	seen = pool.gen;
 	for (;;) {
 		void (*fn)(void *, int, int);
 		void *arg;
@@ -92,6 +93,9 @@ int bench_cpu_init(void)
 		struct worker_arg *wa = xmalloc(sizeof(*wa));
 
 		wa->id = i;
+		pthread_mutex_lock(&pool.mu);
+		wa->gen = pool.gen;
+		pthread_mutex_unlock(&pool.mu);
 		if (pthread_create(&pool.th[pool.n], NULL, worker_main, wa) != 0) {
 			free(wa);
 			break;
