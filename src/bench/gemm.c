@@ -348,19 +348,16 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h, str
 	static const uint64_t quick[] = {1024, 8192};
 	const uint64_t *sizes = env->opt.quick ? quick : full;
 	size_t nsizes = env->opt.quick ? ARRAY_SIZE(quick) : ARRAY_SIZE(full);
-	uint64_t nmax = sizes[nsizes - 1];
-	double at_max[PREC_COUNT] = {0};
+	double med[PREC_COUNT][8]; /* median TFLOP/s by precision and size, 0 when not run */
 	int cc = g->cc_major * 10 + g->cc_minor;
 	cu_ptr a = 0, b = 0, c = 0, ws = 0;
-	size_t pi, si;
+	size_t pi, si, have = 0; /* bytes of each matrix buffer allocated so far */
 	int rc = -1;
 
+	memset(med, 0, sizeof(med));
 	if (bench_use(env, g, e))
 		return -1;
-	if (bench_dalloc(env, g, &ws, WORKSPACE_BYTES, "the cuBLASLt workspace", e) ||
-	    bench_dalloc(env, g, &a, (size_t)(nmax * nmax * 8), "the GEMM matrices", e) ||
-	    bench_dalloc(env, g, &b, (size_t)(nmax * nmax * 8), "the GEMM matrices", e) ||
-	    bench_dalloc(env, g, &c, (size_t)(nmax * nmax * 8), "the GEMM matrices", e))
+	if (bench_dalloc(env, g, &ws, WORKSPACE_BYTES, "the cuBLASLt workspace", e))
 		goto out;
 	bench_plot(env->run, BENCH_GEMM, "gemm-size", "Matrix multiply rate by size (m = n = k)",
 		   "n", "TFLOP/s", true);
@@ -368,9 +365,7 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h, str
 		const struct gemm_prec *pr = &precs[pi];
 		struct bench_result *largest = NULL;
 		const char *pname = peak_prec_name(pr->prec);
-		uint64_t elems = nmax * nmax, sa = SEED_A, sb = SEED_B;
-		int dt = pr->fill_type;
-		void *fa[] = {&a, &elems, &sa, &dt}, *fb[] = {&b, &elems, &sb, &dt};
+		char none[96] = "";
 
 		if (cc < pr->min_cc) {
 			bench_note(env->run, BENCH_GEMM, NOTE_SKIP,
@@ -379,10 +374,6 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h, str
 				   g->cc_minor);
 			continue;
 		}
-		if (bench_launch(env, g, K_FILL_GEMM, bench_grid(g, elems, 256), 256, g->s[0], fa, e) ||
-		    bench_launch(env, g, K_FILL_GEMM, bench_grid(g, elems, 256), 256, g->s[0], fb, e) ||
-		    bench_cu(env, env->cu->StreamSynchronize(g->s[0]), "cuStreamSynchronize", g, e))
-			goto out;
 		for (si = 0; si < nsizes; si++) {
 			uint64_t n = sizes[si];
 			struct gemm_shape sh = {LT_OP_T, LT_OP_N, n, n, n, (int64_t)n, (int64_t)n,
@@ -398,9 +389,6 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h, str
 			char label[64];
 
 			memset(&p, 0, sizeof(p));
-			p.a = a;
-			p.b = b;
-			p.c = c;
 			p.ws = ws;
 			p.ws_bytes = WORKSPACE_BYTES;
 			p.s = g->s[0];
@@ -412,11 +400,42 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h, str
 				goto out;
 			}
 			if (p.ncand == 0) {
-				bench_note(env->run, BENCH_GEMM, NOTE_SKIP,
-					   "GPU %d: cuBLASLt offers no algorithm for %s at n=%llu",
-					   g->index, pname, (unsigned long long)n);
+				char one[24];
+
+				str_fmt(one, sizeof(one), "%s%llu", none[0] ? ", " : "", (unsigned long long)n);
+				str_append(none, one, sizeof(none));
 				gemm_plan_free(env, &p);
 				continue;
+			}
+			/* the operands, once the shape is known to run: random, rounded to the type */
+			{
+				size_t need = (size_t)(n * n * 8);
+				uint64_t elems = n * n, sa = SEED_A, sb = SEED_B;
+				int dt = pr->fill_type;
+				void *fa[] = {&a, &elems, &sa, &dt}, *fb[] = {&b, &elems, &sb, &dt};
+
+				if (need > have) {
+					bench_dfree(env, &a);
+					bench_dfree(env, &b);
+					bench_dfree(env, &c);
+					have = 0;
+					if (bench_dalloc(env, g, &a, need, "the GEMM matrices", e) ||
+					    bench_dalloc(env, g, &b, need, "the GEMM matrices", e) ||
+					    bench_dalloc(env, g, &c, need, "the GEMM matrices", e)) {
+						gemm_plan_free(env, &p);
+						goto out;
+					}
+					have = need;
+				}
+				p.a = a;
+				p.b = b;
+				p.c = c;
+				if (bench_launch(env, g, K_FILL_GEMM, bench_grid(g, elems, 256), 256, g->s[0], fa, e) ||
+				    bench_launch(env, g, K_FILL_GEMM, bench_grid(g, elems, 256), 256, g->s[0], fb, e) ||
+				    bench_cu(env, env->cu->StreamSynchronize(g->s[0]), "cuStreamSynchronize", g, e)) {
+					gemm_plan_free(env, &p);
+					goto out;
+				}
 			}
 			if (gemm_pick(env, g, &p, &tried, e)) {
 				gemm_plan_free(env, &p);
@@ -453,10 +472,12 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h, str
 				gemm_plan_free(env, &p);
 				goto out;
 			}
-			if (si == nsizes - 1)
-				at_max[pr->prec] = r->median;
+			med[pr->prec][si] = r->median;
 			gemm_plan_free(env, &p);
 		}
+		if (none[0])
+			bench_note(env->run, BENCH_GEMM, NOTE_SKIP,
+				   "GPU %d: cuBLASLt offers no %s algorithm at n = %s", g->index, pname, none);
 		/* the table shows each precision at the largest size measured */
 		if (largest)
 			largest->headline = true;
@@ -467,15 +488,20 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h, str
 
 		for (i = 0; i < ARRAY_SIZE(over); i++) {
 			char key[48];
+			int x = over[i];
 
-			if (at_max[PREC_FP32] <= 0 || at_max[over[i]] <= 0)
+			/* at the largest size both ran */
+			for (si = nsizes; si-- > 0;)
+				if (med[PREC_FP32][si] > 0 && med[x][si] > 0)
+					break;
+			if (si == (size_t)-1)
 				continue;
-			str_fmt(key, sizeof(key), "gpu%d_%s_over_fp32", g->index, peak_prec_name(over[i]));
-			bench_summary(env->run, BENCH_GEMM, key, at_max[over[i]] / at_max[PREC_FP32], "x",
-				      "GPU %d: %s is %.1fx fp32 at n=%llu (%.0f vs %.1f TFLOP/s)%s",
-				      g->index, peak_prec_name(over[i]), at_max[over[i]] / at_max[PREC_FP32],
-				      (unsigned long long)nmax, at_max[over[i]], at_max[PREC_FP32],
-				      over[i] == PREC_FP16 || over[i] == PREC_BF16
+			str_fmt(key, sizeof(key), "gpu%d_%s_over_fp32", g->index, peak_prec_name(x));
+			bench_summary(env->run, BENCH_GEMM, key, med[x][si] / med[PREC_FP32][si], "x",
+				      "GPU %d: %s is %.1fx fp32 at n=%llu (%.4g vs %.4g TFLOP/s)%s",
+				      g->index, peak_prec_name(x), med[x][si] / med[PREC_FP32][si],
+				      (unsigned long long)sizes[si], med[x][si], med[PREC_FP32][si],
+				      x == PREC_FP16 || x == PREC_BF16
 					      ? ": the guide's mixed-precision speed-up, measured"
 					      : "");
 		}

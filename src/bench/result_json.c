@@ -48,7 +48,11 @@ json_t *bench_result_json(const struct bench_result *r)
 	if (r->peer >= 0)
 		json_object_set_new(o, "peer", json_integer(r->peer));
 	if (r->size > 0) {
-		json_object_set_new(o, "size", json_real(r->size));
+		/* sizes are whole numbers: exact, so scripts can select on them */
+		if (r->size == floor(r->size) && r->size < 9e15)
+			json_object_set_new(o, "size", json_integer((json_int_t)r->size));
+		else
+			json_object_set_new(o, "size", json_real(r->size));
 		json_object_set_new(o, "size_unit", json_string(r->size_unit[0] ? r->size_unit : "B"));
 	}
 	json_object_set_new(o, "unit", json_string(r->unit));

@@ -382,7 +382,7 @@ static int output(const struct bench_cli *o, json_t *doc)
 
 	err_clear(&e);
 	if (o->json) {
-		char *s = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8));
+		char *s = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 
 		puts(s ? s : "{}");
 		free(s);

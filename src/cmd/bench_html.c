@@ -119,13 +119,20 @@ static void svg_plot(struct strbuf *sb, const char *title, const char *xl, const
 		    "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>",
 		W, H, W, H);
 	esc(sb, title);
-	sb_adds(sb, "</title>");
+	/* the plot carries its own style, so it reads the same when copied out of the page */
+	sb_adds(sb, "</title><style>.g{stroke:#e6e6e6}.frame{fill:none;stroke:#999}"
+		    "text{font:11px sans-serif;fill:#333}.t{font-size:14px;font-weight:bold}"
+		    ".xt{text-anchor:middle}.yt{text-anchor:end}.xl,.yl{text-anchor:middle;"
+		    "font-size:12px}.lg{font-size:12px}</style>"
+		    "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>");
 	sb_addf(sb, "<text x=\"%d\" y=\"20\" class=\"t\">", ML);
 	esc(sb, title);
 	sb_adds(sb, "</text>");
 	/* grid and ticks */
 	if (log_x) {
-		double step = !strcmp(x_unit, "B") ? 4 : 10, v = pow(step, floor(log(xlo) / log(step)));
+		/* sizes in bytes by powers of 4 (16 for wide ranges), matrix sides by powers of 2 */
+		double step = !strcmp(x_unit, "B") ? 4 : !strcmp(x_unit, "n") ? 2 : 10;
+		double v = pow(step, floor(log(xlo) / log(step)));
 		int guard = 0;
 
 		if (!strcmp(x_unit, "B") && xhi / xlo > 1e5)
@@ -395,10 +402,7 @@ char *bench_report_html(json_t *doc)
 		     "padding:3px 6px;text-align:left}th{background:#f3f3f3}td.n{text-align:right;"
 		     "font-variant-numeric:tabular-nums}td.bad{background:#fdd;font-weight:bold}"
 		     "td.ok{color:#070}\n"
-		     "svg.plot{background:#fff;border:1px solid #ddd}svg .g{stroke:#eee}"
-		     "svg .frame{fill:none;stroke:#999}svg text{font:11px sans-serif;fill:#333}"
-		     "svg .t{font-size:14px;font-weight:bold}svg .xt{text-anchor:middle}"
-		     "svg .yt{text-anchor:end}svg .xl,svg .yl{text-anchor:middle;font-size:12px}\n"
+		     "svg.plot{border:1px solid #ddd}\n"
 		     "figure{margin:8px 0 20px}.claim{color:#036}.note{color:#850}.err{color:#b00}\n"
 		     "</style></head><body>\n<h1>gpuvet bench</h1>\n<p>");
 	sb_adds(&sb, "gpuvet ");
@@ -422,7 +426,8 @@ char *bench_report_html(json_t *doc)
 	sb_adds(&sb, ". Created ");
 	esc(&sb, jstr(doc, "created"));
 	sb_adds(&sb, ".</p>\n<table><tr><th>GPU</th><th>name</th><th>bus</th><th>cc</th><th>SMs</th>"
-		     "<th>max SM clock</th><th>memory peak</th><th>PCIe</th><th>NVLink</th></tr>\n");
+		     "<th>max SM clock</th><th>memory peak</th><th>PCIe (per direction)</th>"
+		     "<th>NVLink (per direction)</th></tr>\n");
 	json_array_foreach(json_object_get(doc, "devices"), i, x) {
 		json_t *pk = json_object_get(x, "peaks");
 
@@ -430,11 +435,19 @@ char *bench_report_html(json_t *doc)
 		esc(&sb, jstr(x, "name"));
 		sb_adds(&sb, "</td><td>");
 		esc(&sb, jstr(x, "bus_id"));
-		sb_addf(&sb, "</td><td>%s</td><td>%.0f</td><td>%.0f MHz</td><td>%.0f GB/s</td>"
-			     "<td>%.0f.0 x%.0f</td><td>%.0f links</td></tr>\n",
+		sb_addf(&sb, "</td><td>%s</td><td>%.0f</td><td>%.0f MHz</td><td>%.0f GB/s</td>",
 			jstr(x, "cc"), jnum(x, "sm_count", 0), jnum(x, "sm_clock_max_mhz", 0),
-			jnum(pk, "hbm_gbs", 0), jnum(x, "pcie_gen", 0), jnum(x, "pcie_width", 0),
-			jnum(x, "nvlink_links", 0));
+			jnum(pk, "hbm_gbs", 0));
+		if (jnum(x, "pcie_gen", 0) > 0)
+			sb_addf(&sb, "<td>%.0f.0 x%.0f, %.1f GB/s</td>", jnum(x, "pcie_gen", 0),
+				jnum(x, "pcie_width", 0), jnum(pk, "pcie_gbs", 0));
+		else
+			sb_adds(&sb, "<td>n/a</td>");
+		if (jnum(x, "nvlink_links", 0) > 0)
+			sb_addf(&sb, "<td>%.0f links, %.0f GB/s</td></tr>\n", jnum(x, "nvlink_links", 0),
+				jnum(pk, "nvlink_gbs", 0));
+		else
+			sb_adds(&sb, "<td>none</td></tr>\n");
 	}
 	sb_adds(&sb, "</table>\n");
 	for (fam = 0; fam < BENCH_FAMILY_COUNT; fam++) {
