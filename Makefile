@@ -120,13 +120,31 @@ $(O)/tests/%: tests/unit/%.c tests/unit/test.h $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -D_GNU_SOURCE -Isrc -o $@ $< $(LIB_OBJ) $(LDFLAGS) $(JANSSON_LIB) $(LDLIBS)
 
-test: all $(UNIT_BIN)
+# A CPU-backed libcuda, libnccl and libcublasLt that let bench run end to end in CI
+# (tests/bench/fakegpu; tests/cli/bench_fakegpu.sh).
+FAKEGPU_DIR = $(O)/fakegpu
+FAKEGPU_LIBS = $(FAKEGPU_DIR)/libcuda.so.1 $(FAKEGPU_DIR)/libnccl.so.2 $(FAKEGPU_DIR)/libcublasLt.so.13
+FAKEGPU_DEPS = tests/bench/fakegpu/fake_types.c tests/bench/fakegpu/fake_types.h src/kernels/pattern.h
+
+$(FAKEGPU_DIR)/libcuda.so.1: tests/bench/fakegpu/fake_cuda.c $(FAKEGPU_DEPS) src/vendor/cuda.h
+	@mkdir -p $(dir $@)
+	$(CC) $(FAKE_CFLAGS) -shared -Wl,-soname,libcuda.so.1 -o $@ $< tests/bench/fakegpu/fake_types.c -lm
+
+$(FAKEGPU_DIR)/libnccl.so.2: tests/bench/fakegpu/fake_nccl.c
+	@mkdir -p $(dir $@)
+	$(CC) $(FAKE_CFLAGS) -shared -Wl,-soname,libnccl.so.2 -o $@ $<
+
+$(FAKEGPU_DIR)/libcublasLt.so.13: tests/bench/fakegpu/fake_cublaslt.c $(FAKEGPU_DEPS) src/vendor/cublaslt.h
+	@mkdir -p $(dir $@)
+	$(CC) $(FAKE_CFLAGS) -shared -Wl,-soname,libcublasLt.so.13 -o $@ $< tests/bench/fakegpu/fake_types.c
+
+test: all $(UNIT_BIN) $(FAKEGPU_LIBS)
 	@O=$(O) sh tests/run.sh
 
 test-unit: $(UNIT_BIN)
 	@O=$(O) sh tests/run.sh unit
 
-test-cli: all
+test-cli: all $(FAKEGPU_LIBS)
 	@O=$(O) sh tests/run.sh cli
 
 # The tests that need a real NVIDIA GPU; elsewhere they say why they are skipped.

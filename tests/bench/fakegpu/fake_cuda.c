@@ -1,0 +1,675 @@
+/*
+ * fake_cuda.c: a libcuda.so.1 whose "GPUs" are the CPU, so `gpuvet bench` runs from start to end
+ * in CI (tests/cli/bench_fakegpu.sh). Not a model of any GPU's speed: it checks the harness
+ * (contexts, kernel arguments, streams and events, every verification path, partial results on
+ * Ctrl-C, the JSON and HTML) while the real kernels stay untested here.
+ *
+ * Device pointers are host pointers; every operation runs when it is queued, so an event
+ * records the host clock. The kernels of src/kernels are re-implemented in C, by name, with the
+ * argument lists of the .cu files (a mismatch shows as a verification failure or a crash).
+ * The gate kernel returns at once (nothing can wait: execution is synchronous).
+ *
+ * Knobs (environment): FAKEGPU_COUNT (2), FAKEGPU_MEM_MIB (4096), FAKEGPU_MODULE_ERROR (a CUresult
+ * for cuModuleLoadData*), FAKEGPU_CORRUPT (a kernel name, or its start, whose output gets one
+ * wrong word).
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../../src/kernels/pattern.h"
+#include "../../../src/vendor/cuda.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define MAXDEV 8
+
+struct fctx {
+	int dev;
+	int peer[MAXDEV];
+};
+
+static struct fctx ctxs[MAXDEV];
+static __thread struct fctx *cur;
+static int ndev = -1;
+static size_t mem_total, mem_used[MAXDEV];
+static int module_error;
+static const char *corrupt;
+
+struct alloc {
+	void *p;
+	size_t n;
+	int dev;
+	struct alloc *next;
+};
+static struct alloc *allocs; /* kept reachable: leak checkers stay quiet */
+
+static void setup(void)
+{
+	const char *s;
+
+	if (ndev >= 0)
+		return;
+	s = getenv("FAKEGPU_COUNT");
+	ndev = s ? atoi(s) : 2;
+	if (ndev < 0 || ndev > MAXDEV)
+		ndev = 2;
+	s = getenv("FAKEGPU_MEM_MIB");
+	mem_total = (size_t)(s ? atol(s) : 4096) << 20;
+	s = getenv("FAKEGPU_MODULE_ERROR");
+	module_error = s ? atoi(s) : 0;
+	corrupt = getenv("FAKEGPU_CORRUPT");
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+EXPORT int cuInit(unsigned f)
+{
+	(void)f;
+	setup();
+	return ndev > 0 ? CUDA_SUCCESS : CUDA_ERROR_NO_DEVICE;
+}
+EXPORT int cuDriverGetVersion(int *v)
+{
+	*v = 13000;
+	return 0;
+}
+EXPORT int cuDeviceGetCount(int *n)
+{
+	setup();
+	*n = ndev;
+	return 0;
+}
+EXPORT int cuDeviceGet(cu_device *d, int i)
+{
+	setup();
+	if (i < 0 || i >= ndev)
+		return CUDA_ERROR_INVALID_DEVICE;
+	*d = i;
+	return 0;
+}
+EXPORT int cuGetErrorName(int rc, const char **s)
+{
+	(void)rc;
+	*s = "CUDA_ERROR_FAKE";
+	return 0;
+}
+EXPORT int cuGetErrorString(int rc, const char **s)
+{
+	(void)rc;
+	*s = "fake";
+	return 0;
+}
+EXPORT int cuDeviceGetName(char *b, int n, cu_device d)
+{
+	snprintf(b, (size_t)n, "Fake GPU %d", d);
+	return 0;
+}
+EXPORT int cuDeviceGetPCIBusId(char *b, int n, cu_device d)
+{
+	snprintf(b, (size_t)n, "0000:%02x:00.0", 0x10 + d);
+	return 0;
+}
+EXPORT int cuDeviceTotalMem_v2(size_t *b, cu_device d)
+{
+	(void)d;
+	setup();
+	*b = mem_total;
+	return 0;
+}
+EXPORT int cuDeviceGetUuid_v2(unsigned char *u, cu_device d)
+{
+	memset(u, d, 16);
+	return 0;
+}
+EXPORT int cuDeviceGetAttribute(int *v, int a, cu_device d)
+{
+	(void)d;
+	switch (a) {
+	case CU_DEVICE_ATTRIBUTE_CLOCK_RATE: *v = 1000000; break;
+	case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = 4; break;
+	case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: *v = 1000000; break;
+	case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: *v = 256; break;
+	case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: *v = 1 << 20; break;
+	case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: *v = 2048; break;
+	case CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: *v = 2; break;
+	case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = 9; break;
+	case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = 0; break;
+	default: *v = 0; break;
+	}
+	return 0;
+}
+EXPORT int cuDevicePrimaryCtxRetain(cu_ctx *c, cu_device d)
+{
+	ctxs[d].dev = d;
+	*c = (cu_ctx)&ctxs[d];
+	return 0;
+}
+EXPORT int cuDevicePrimaryCtxRelease_v2(cu_device d)
+{
+	(void)d;
+	return 0;
+}
+EXPORT int cuCtxSetCurrent(cu_ctx c)
+{
+	cur = (struct fctx *)c;
+	return 0;
+}
+EXPORT int cuCtxGetCurrent(cu_ctx *c)
+{
+	*c = (cu_ctx)cur;
+	return 0;
+}
+EXPORT int cuCtxSynchronize(void)
+{
+	return cur ? 0 : CUDA_ERROR_INVALID_CONTEXT;
+}
+EXPORT int cuCtxEnablePeerAccess(cu_ctx peer, unsigned f)
+{
+	struct fctx *p = (struct fctx *)peer;
+
+	(void)f;
+	if (!cur)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (cur->peer[p->dev])
+		return CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+	cur->peer[p->dev] = 1;
+	return 0;
+}
+EXPORT int cuCtxDisablePeerAccess(cu_ctx peer)
+{
+	struct fctx *p = (struct fctx *)peer;
+
+	if (!cur || !cur->peer[p->dev])
+		return CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
+	cur->peer[p->dev] = 0;
+	return 0;
+}
+EXPORT int cuDeviceCanAccessPeer(int *v, cu_device a, cu_device b)
+{
+	*v = a != b;
+	return 0;
+}
+EXPORT int cuMemGetInfo_v2(size_t *fr, size_t *tot)
+{
+	if (!cur)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	*tot = mem_total;
+	*fr = mem_total - mem_used[cur->dev];
+	return 0;
+}
+
+static void *fake_alloc(size_t n, int dev)
+{
+	struct alloc *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	a->p = aligned_alloc(256, (n + 255) & ~(size_t)255);
+	if (!a->p) {
+		free(a);
+		return NULL;
+	}
+	a->n = n;
+	a->dev = dev;
+	a->next = allocs;
+	allocs = a;
+	return a->p;
+}
+
+static int fake_free(void *p)
+{
+	struct alloc **pp;
+
+	for (pp = &allocs; *pp; pp = &(*pp)->next)
+		if ((*pp)->p == p) {
+			struct alloc *a = *pp;
+
+			*pp = a->next;
+			if (a->dev >= 0)
+				mem_used[a->dev] -= a->n;
+			free(a->p);
+			free(a);
+			return 0;
+		}
+	return CUDA_ERROR_INVALID_VALUE;
+}
+
+EXPORT int cuMemAlloc_v2(cu_ptr *p, size_t n)
+{
+	void *q;
+
+	if (!cur)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (mem_used[cur->dev] + n > mem_total)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	q = fake_alloc(n, cur->dev);
+	if (!q)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	mem_used[cur->dev] += n;
+	*p = (cu_ptr)(uintptr_t)q;
+	return 0;
+}
+EXPORT int cuMemFree_v2(cu_ptr p)
+{
+	return fake_free((void *)(uintptr_t)p);
+}
+EXPORT int cuMemHostAlloc(void **p, size_t n, unsigned f)
+{
+	(void)f;
+	*p = fake_alloc(n, -1);
+	return *p ? 0 : CUDA_ERROR_OUT_OF_MEMORY;
+}
+EXPORT int cuMemFreeHost(void *p)
+{
+	return fake_free(p);
+}
+EXPORT int cuMemHostRegister_v2(void *p, size_t n, unsigned f)
+{
+	(void)p, (void)n, (void)f;
+	return 0;
+}
+EXPORT int cuMemHostUnregister(void *p)
+{
+	(void)p;
+	return 0;
+}
+EXPORT int cuMemHostGetDevicePointer_v2(cu_ptr *d, void *p, unsigned f)
+{
+	(void)f;
+	*d = (cu_ptr)(uintptr_t)p;
+	return 0;
+}
+#define P(x) ((void *)(uintptr_t)(x))
+EXPORT int cuMemcpyHtoD_v2(cu_ptr d, const void *s, size_t n)
+{
+	memcpy(P(d), s, n);
+	return 0;
+}
+EXPORT int cuMemcpyDtoH_v2(void *d, cu_ptr s, size_t n)
+{
+	memcpy(d, P(s), n);
+	return 0;
+}
+EXPORT int cuMemcpyHtoDAsync_v2(cu_ptr d, const void *s, size_t n, cu_stream st)
+{
+	(void)st;
+	memcpy(P(d), s, n);
+	return 0;
+}
+EXPORT int cuMemcpyDtoHAsync_v2(void *d, cu_ptr s, size_t n, cu_stream st)
+{
+	(void)st;
+	memcpy(d, P(s), n);
+	return 0;
+}
+EXPORT int cuMemcpyDtoDAsync_v2(cu_ptr d, cu_ptr s, size_t n, cu_stream st)
+{
+	(void)st;
+	memmove(P(d), P(s), n);
+	return 0;
+}
+EXPORT int cuMemcpyPeerAsync(cu_ptr d, cu_ctx dc, cu_ptr s, cu_ctx sc, size_t n, cu_stream st)
+{
+	(void)dc, (void)sc, (void)st;
+	memmove(P(d), P(s), n);
+	return 0;
+}
+EXPORT int cuMemsetD32Async(cu_ptr d, unsigned v, size_t n, cu_stream st)
+{
+	uint32_t *p = P(d);
+	size_t i;
+
+	(void)st;
+	for (i = 0; i < n; i++)
+		p[i] = v;
+	return 0;
+}
+EXPORT int cuMemsetD8Async(cu_ptr d, unsigned char v, size_t n, cu_stream st)
+{
+	(void)st;
+	memset(P(d), v, n);
+	return 0;
+}
+
+/* ---- kernels ------------------------------------------------------------------------------ */
+
+typedef void (*kfn)(void **a);
+#define ARG(i, T) (*(T *)a[i])
+#define PTR(i, T) ((T *)(uintptr_t)ARG(i, cu_ptr))
+
+static void bad_word(uint64_t *bad, uint64_t *first, size_t i)
+{
+	(*bad)++;
+	if (i < *first)
+		*first = i;
+}
+
+static void k_spin(void **a)
+{
+	(void)a;
+}
+static void k_tick(void **a)
+{
+	(*PTR(0, uint64_t))++;
+}
+static void k_fill_u32(void **a)
+{
+	uint32_t *p = PTR(0, uint32_t);
+	size_t n = ARG(1, size_t), i;
+	uint64_t seed = ARG(2, uint64_t);
+
+	for (i = 0; i < n; i++)
+		p[i] = gv_pattern(seed, i);
+}
+static void k_verify_u32(void **a)
+{
+	const uint32_t *p = PTR(0, uint32_t);
+	size_t n = ARG(1, size_t), i;
+	uint64_t seed = ARG(2, uint64_t);
+
+	for (i = 0; i < n; i++)
+		if (p[i] != gv_pattern(seed, i))
+			bad_word(PTR(3, uint64_t), PTR(4, uint64_t), i);
+}
+static void k_verify_stream(void **a)
+{
+	const uint32_t *p = PTR(0, uint32_t);
+	size_t n = ARG(1, size_t), i;
+	uint32_t seed = ARG(2, uint32_t);
+
+	for (i = 0; i < n; i++)
+		if (p[i] != gv_stream_word(seed, i))
+			bad_word(PTR(3, uint64_t), PTR(4, uint64_t), i);
+}
+static void k_sum_u32(void **a)
+{
+	const uint32_t *p = PTR(0, uint32_t);
+	size_t n = ARG(1, size_t), i;
+	uint64_t s = 0;
+
+	for (i = 0; i < n; i++)
+		s += p[i];
+	*PTR(2, uint64_t) += s;
+}
+static void k_fill_unit(void **a)
+{
+	float *p = PTR(0, float);
+	size_t n = ARG(1, size_t), i;
+	uint64_t seed = ARG(2, uint64_t);
+
+	for (i = 0; i < n; i++)
+		p[i] = gv_unit_float(gv_pattern(seed, i));
+}
+static void k_verify_triad(void **a)
+{
+	const float *x = PTR(0, float), *b = PTR(1, float), *c = PTR(2, float);
+	float s = ARG(3, float);
+	size_t n = ARG(4, size_t), i;
+
+	for (i = 0; i < n; i++)
+		if (x[i] != fmaf(s, c[i], b[i]))
+			bad_word(PTR(5, uint64_t), PTR(6, uint64_t), i);
+}
+
+#include "fake_types.h"
+
+static void k_fill_gemm(void **a)
+{
+	void *p = PTR(0, void);
+	size_t n = ARG(1, size_t), i;
+	uint64_t seed = ARG(2, uint64_t);
+	int t = ARG(3, int);
+
+	for (i = 0; i < n; i++) {
+		float v = gv_signed_float(gv_pattern(seed, i));
+
+		switch (t) {
+		case GV_F64: ((double *)p)[i] = v; break;
+		case GV_F32: ((float *)p)[i] = v; break;
+		case GV_F16: ((uint16_t *)p)[i] = fake_f16(v); break;
+		case GV_BF16: ((uint16_t *)p)[i] = fake_bf16(v); break;
+		default: ((uint8_t *)p)[i] = fake_e4m3(v); break;
+		}
+	}
+}
+static void k_fill_small_int(void **a)
+{
+	float *p = PTR(0, float);
+	size_t n = ARG(1, size_t), i;
+	uint64_t seed = ARG(2, uint64_t);
+
+	for (i = 0; i < n; i++)
+		p[i] = gv_small_int(gv_pattern(seed, i));
+}
+static void k_verify_allreduce(void **a)
+{
+	const float *p = PTR(0, float);
+	size_t n = ARG(1, size_t), i;
+	uint64_t seed = ARG(2, uint64_t);
+	int nr = ARG(3, int), r;
+
+	for (i = 0; i < n; i++) {
+		float want = 0;
+
+		for (r = 0; r < nr; r++)
+			want += gv_small_int(gv_pattern(seed + (uint64_t)r, i));
+		if (p[i] != want)
+			bad_word(PTR(4, uint64_t), PTR(5, uint64_t), i);
+	}
+}
+static void k_axpy(void **a)
+{
+	float *z = PTR(0, float);
+	const float *x = PTR(1, float), *y = PTR(2, float);
+	float s = ARG(3, float);
+	size_t n = ARG(4, size_t), i;
+
+	for (i = 0; i < n; i++)
+		z[i] = fmaf(s, x[i], y[i]);
+}
+static void k_copy(void **a)
+{
+	memmove(PTR(0, void), PTR(1, void), ARG(2, size_t) * 16);
+}
+static void k_read(void **a)
+{
+	const uint32_t *p = PTR(0, uint32_t);
+	size_t n = ARG(1, size_t) * 4, i;
+	uint64_t s = 0;
+
+	for (i = 0; i < n; i++)
+		s += p[i];
+	*PTR(2, uint64_t) += s;
+}
+static void k_write(void **a)
+{
+	uint32_t *p = PTR(0, uint32_t);
+	size_t n = ARG(1, size_t) * 4, i;
+	uint32_t seed = ARG(2, uint32_t);
+
+	for (i = 0; i < n; i++)
+		p[i] = gv_stream_word(seed, i);
+}
+static void k_triad(void **a)
+{
+	float *x = PTR(0, float);
+	const float *b = PTR(1, float), *c = PTR(2, float);
+	float s = ARG(3, float);
+	size_t n = ARG(4, size_t) * 4, i;
+
+	for (i = 0; i < n; i++)
+		x[i] = fmaf(s, c[i], b[i]);
+}
+
+static const struct {
+	const char *name;
+	kfn fn;
+	int out_arg; /* the argument FAKEGPU_CORRUPT spoils (a pointer), -1 none */
+} kernels[] = {
+	{"gv_spin", k_spin, -1},
+	{"gv_tick", k_tick, -1},
+	{"gv_fill_u32", k_fill_u32, -1},
+	{"gv_verify_u32", k_verify_u32, -1},
+	{"gv_verify_stream", k_verify_stream, -1},
+	{"gv_sum_u32", k_sum_u32, -1},
+	{"gv_fill_unit_f32", k_fill_unit, -1},
+	{"gv_verify_triad", k_verify_triad, -1},
+	{"gv_fill_gemm", k_fill_gemm, -1},
+	{"gv_fill_small_int", k_fill_small_int, -1},
+	{"gv_verify_allreduce", k_verify_allreduce, -1},
+	{"gv_axpy", k_axpy, 0},
+	{"gv_copy_gs4", k_copy, 0},
+	{"gv_copy_gs8", k_copy, 0},
+	{"gv_copy_bt4", k_copy, 0},
+	{"gv_copy_bt8", k_copy, 0},
+	{"gv_read_gs4", k_read, -1},
+	{"gv_read_gs8", k_read, -1},
+	{"gv_read_bt4", k_read, -1},
+	{"gv_read_bt8", k_read, -1},
+	{"gv_write_gs4", k_write, 0},
+	{"gv_write_gs8", k_write, 0},
+	{"gv_write_bt4", k_write, 0},
+	{"gv_write_bt8", k_write, 0},
+	{"gv_triad_gs4", k_triad, 0},
+	{"gv_triad_gs8", k_triad, 0},
+	{"gv_triad_bt4", k_triad, 0},
+	{"gv_triad_bt8", k_triad, 0},
+};
+
+static int module_token;
+
+EXPORT int cuModuleLoadData(cu_module *m, const void *img)
+{
+	(void)img;
+	setup();
+	if (module_error)
+		return module_error;
+	*m = (cu_module)&module_token;
+	return 0;
+}
+EXPORT int cuModuleLoadDataEx(cu_module *m, const void *img, unsigned n, int *o, void **v)
+{
+	unsigned i;
+
+	setup();
+	if (module_error) {
+		for (i = 0; i < n; i++)
+			if (o[i] == CU_JIT_ERROR_LOG_BUFFER)
+				snprintf(v[i], 64, "fake: no image for this GPU");
+		return module_error;
+	}
+	return cuModuleLoadData(m, img);
+}
+EXPORT int cuModuleUnload(cu_module m)
+{
+	(void)m;
+	return 0;
+}
+EXPORT int cuModuleGetFunction(cu_func *f, cu_module m, const char *name)
+{
+	size_t i;
+
+	(void)m;
+	for (i = 0; i < sizeof(kernels) / sizeof(kernels[0]); i++)
+		if (!strcmp(kernels[i].name, name)) {
+			*f = (cu_func)(uintptr_t)(i + 1);
+			return 0;
+		}
+	return CUDA_ERROR_NOT_FOUND;
+}
+EXPORT int cuLaunchKernel(cu_func f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+			  unsigned by, unsigned bz, unsigned sh, cu_stream s, void **args, void **extra)
+{
+	size_t k = (size_t)(uintptr_t)f - 1;
+
+	(void)gy, (void)gz, (void)by, (void)bz, (void)sh, (void)s, (void)extra;
+	if (!cur)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (k >= sizeof(kernels) / sizeof(kernels[0]) || gx == 0 || bx == 0 || bx > 1024)
+		return CUDA_ERROR_INVALID_VALUE;
+	kernels[k].fn(args);
+	if (corrupt && kernels[k].out_arg >= 0 && !strncmp(corrupt, kernels[k].name, strlen(corrupt)))
+		(*(uint32_t *)(uintptr_t)(*(cu_ptr *)args[kernels[k].out_arg]))++;
+	return 0;
+}
+EXPORT int cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, cu_func f, int b, size_t sh)
+{
+	(void)f, (void)sh;
+	*n = 2048 / b;
+	return 0;
+}
+
+/* ---- streams and events ------------------------------------------------------------------- */
+
+static int stream_tokens[64], nstreams;
+static double event_t[256];
+static int nevents;
+
+EXPORT int cuStreamCreate(cu_stream *s, unsigned f)
+{
+	(void)f;
+	*s = (cu_stream)&stream_tokens[nstreams++ % 64];
+	return 0;
+}
+EXPORT int cuStreamDestroy_v2(cu_stream s)
+{
+	(void)s;
+	return 0;
+}
+EXPORT int cuStreamSynchronize(cu_stream s)
+{
+	(void)s;
+	return 0;
+}
+EXPORT int cuStreamWaitEvent(cu_stream s, cu_event e, unsigned f)
+{
+	(void)s, (void)e, (void)f;
+	return 0;
+}
+EXPORT int cuStreamQuery(cu_stream s)
+{
+	(void)s;
+	return 0;
+}
+EXPORT int cuEventCreate(cu_event *e, unsigned f)
+{
+	(void)f;
+	*e = (cu_event)&event_t[nevents++ % 256];
+	return 0;
+}
+EXPORT int cuEventDestroy_v2(cu_event e)
+{
+	(void)e;
+	return 0;
+}
+EXPORT int cuEventRecord(cu_event e, cu_stream s)
+{
+	(void)s;
+	*(double *)e = now_s();
+	return 0;
+}
+EXPORT int cuEventSynchronize(cu_event e)
+{
+	(void)e;
+	return 0;
+}
+EXPORT int cuEventQuery(cu_event e)
+{
+	(void)e;
+	return 0;
+}
+EXPORT int cuEventElapsedTime_v2(float *ms, cu_event a, cu_event b)
+{
+	*ms = (float)((*(double *)b - *(double *)a) * 1e3);
+	return 0;
+}

@@ -1,0 +1,92 @@
+# bench_fakegpu.sh: `gpuvet bench` from start to end on two fake GPUs (tests/bench/fakegpu: a
+# CPU-backed libcuda, libnccl and libcublasLt): every benchmark runs and verifies; a wrong result
+# fails the exit code; a kernel image the driver refuses, a missing library and Ctrl-C give
+# clear messages, and partial results. The fake says nothing about speed: it checks the harness.
+. "$TOP/tests/cli/lib.sh"
+F="$TOP/$O/fakegpu"
+if [ ! -f "$F/libcuda.so.1" ]; then
+	echo "SKIP bench on fake GPUs: $F not built (make test builds it)"
+	exit 0
+fi
+if ! "$GPUVET" bench --list | grep -q '^kernels: built by nvcc'; then
+	echo "SKIP bench on fake GPUs: this gpuvet was built without nvcc (bench_nonvcc.sh covers it)"
+	exit 0
+fi
+export GPUVET_CUDA_LIBRARY="$F/libcuda.so.1" GPUVET_NCCL_LIBRARY="$F/libnccl.so.2"
+export GPUVET_CUBLASLT_LIBRARY="$F/libcublasLt.so.13" GPUVET_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1
+export FAKEGPU_MEM_MIB=512
+B="--size 1M --time-budget 0.01"
+
+expect_exit "fake: all benchmarks, quick" 0 "$GPUVET" bench all --quick $B --json --html "$TMP/q.html"
+cp "$TMP/out" "$TMP/q.json"
+# --quick multiplies n = 1024 and 8192 only, which the fake cuBLASLt refuses: gemm is noted, not run
+expect_jq "fake: every other family ran" '[.results[].bench] | unique == ["allreduce","fit","launch","memory","p2p","transfer"]' "$TMP/q.json"
+expect_jq "fake: every result verified" '([.results[] | .verified == true] | all) and (.results | length) > 40' "$TMP/q.json"
+expect_jq "fake: two devices" '.devices | length == 2' "$TMP/q.json"
+expect_jq "fake: p2p both ways" '[.results[] | select(.bench == "p2p") | "\(.gpu)->\(.peer)"] | unique == ["0->1","1->0"]' "$TMP/q.json"
+expect_jq "fake: the fastest variant is named" '[.results[] | select(.test == "copy_kernel" and .headline) | .config | test("kernel copy_(gs|bt)[48]")] | all' "$TMP/q.json"
+expect_jq "fake: pinned factor measured" '[.summary[] | select(.key == "pinned_over_pageable_h2d")] | length == 2' "$TMP/q.json"
+expect_jq "fake: no errors" '.errors == [] and .exit_code == 0' "$TMP/q.json"
+n=$(grep -o '<svg' "$TMP/q.html" | wc -l)
+if [ "$n" -ge 6 ]; then pass "fake: html plots ($n)"; else fail "fake: html plots" "$n"; fi
+
+# gemm at the one size the fake cuBLASLt takes (n = 256), every precision, verified
+expect_exit "fake: gemm" 0 "$GPUVET" bench gemm -i 1 $B --json
+cp "$TMP/out" "$TMP/g.json"
+expect_jq "fake: gemm six precisions" '[.results[] | select(.bench == "gemm") | .test] | unique == ["bf16","fp16","fp32","fp64","fp8","tf32"]' "$TMP/g.json"
+expect_jq "fake: gemm on GPU 1 only" '[.results[].gpu] | unique == [1]' "$TMP/g.json"
+expect_jq "fake: gemm verified against fp64" '[.results[] | .verified and (.verify | test("fp64 CPU reference"))] | all' "$TMP/g.json"
+expect_jq "fake: gemm candidates timed" '[.results[] | .config | test("algorithm [0-9]+ of 3 timed")] | all' "$TMP/g.json"
+expect_jq "fake: mixed-precision summary" '[.summary[] | select(.key == "gpu1_bf16_over_fp32")] | length == 1' "$TMP/g.json"
+expect_jq "fake: sizes the fake refuses are noted" '[.notes[] | select(.kind == "skip" and (.text | test("no fp64 algorithm")))] | length == 1' "$TMP/g.json"
+
+# a wrong result fails the run, loudly
+FAKEGPU_CORRUPT=gv_copy_ expect_exit "fake: a corrupted copy fails verification (exit 2)" 2 \
+	"$GPUVET" bench memory -i 0 $B
+expect_grep "fake: the row says FAILED" 'copy, .*FAILED' "$TMP/out"
+expect_grep "fake: the summary line says so" 'FAILED verification' "$TMP/out"
+FAKEGPU_CORRUPT=gv_axpy expect_exit "fake: a wrong axpy fails fit" 2 "$GPUVET" bench fit --quick $B --json
+expect_jq "fake: fit's GPU rows failed, the CPU rows did not" \
+	'([.results[] | select(.test == "axpy_gpu") | .verified] | all(. == false)) and ([.results[] | select(.test == "axpy_cpu") | .verified] | all)' "$TMP/out"
+
+# the driver will not load the kernels
+FAKEGPU_MODULE_ERROR=209 expect_exit "fake: kernel image refused (exit 5)" 5 "$GPUVET" bench launch $B
+expect_grep "fake: names the GPU and the error" "cannot load gpuvet's kernels on GPU 0 \(Fake GPU 0, sm_90\): CUDA_ERROR_NO_BINARY_FOR_GPU" "$TMP/err"
+expect_grep "fake: passes the JIT log on" 'no image for this GPU' "$TMP/err"
+expect_grep "fake: hint to rebuild" 'rebuild gpuvet with a CUDA toolkit' "$TMP/err"
+
+# libraries
+GPUVET_CUBLASLT_LIBRARY=/nonexistent/libcublasLt.so.13 expect_exit "fake: gemm without cuBLASLt (exit 5)" 5 \
+	"$GPUVET" bench gemm $B
+expect_grep "fake: cuBLASLt message" "cannot load cuBLASLt" "$TMP/err"
+expect_grep "fake: cuBLASLt hint" "GPUVET_CUBLASLT_LIBRARY" "$TMP/err"
+GPUVET_NCCL_LIBRARY=/nonexistent/libnccl.so.2 expect_exit "fake: allreduce without NCCL (exit 5)" 5 \
+	"$GPUVET" bench allreduce $B
+expect_grep "fake: NCCL message" "cannot load NCCL" "$TMP/err"
+GPUVET_NCCL_LIBRARY=/nonexistent/libnccl.so.2 expect_exit "fake: all without NCCL skips all-reduce" 0 \
+	"$GPUVET" bench all --quick $B --json
+expect_jq "fake: the skip is a note" '[.notes[] | select(.bench == "allreduce" and .kind == "skip" and (.text | test("needs NCCL")))] | length == 1' "$TMP/out"
+FAKEGPU_COUNT=1 expect_exit "fake: one GPU: p2p and allreduce skip" 0 "$GPUVET" bench p2p allreduce $B --json
+expect_jq "fake: one GPU notes" '[.notes[] | select(.kind == "skip")] | length == 2' "$TMP/out"
+
+# memory that runs out mid-run: the message names the size, the results so far are kept
+FAKEGPU_MEM_MIB=64 expect_exit "fake: --size too big for the free memory, found mid-run" 4 \
+	"$GPUVET" bench launch memory --size 21M --time-budget 0.01 --json
+expect_jq "fake: launch results kept" '[.results[] | select(.bench == "launch")] | length == 6' "$TMP/out"
+expect_jq "fake: the error is in the document" '(.errors | length) == 1 and .exit_code == 4' "$TMP/out"
+expect_grep "fake: names what does not fit" "memory needs 3 buffers of it and GPU 0 has" "$TMP/err"
+FAKEGPU_MEM_MIB=62 expect_exit "fake: out of GPU memory mid-run" 5 \
+	"$GPUVET" bench launch transfer -i 1 --size 31M --time-budget 0.01 --json
+expect_grep "fake: the allocation is named" "cannot allocate 31 MiB of GPU memory on GPU 1 for the transfer buffers: CUDA_ERROR_OUT_OF_MEMORY" "$TMP/err"
+expect_jq "fake: results before it kept" '[.results[] | select(.bench == "launch")] | length == 3' "$TMP/out"
+
+# Ctrl-C: partial results, exit 130
+"$GPUVET" bench all --size 4M --time-budget 0.3 --json >"$TMP/int.json" 2>"$TMP/int.err" &
+pid=$!
+sleep 1.5
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+if [ "$rc" -eq 130 ]; then pass "fake: Ctrl-C exits 130"; else fail "fake: Ctrl-C exits 130" "exit $rc"; fi
+expect_jq "fake: Ctrl-C keeps the results so far" '.interrupted == true and (.results | length) > 0 and .exit_code == 130' "$TMP/int.json"
+expect_grep "fake: Ctrl-C says so" 'interrupted: partial results shown, GPU memory freed' "$TMP/int.err"

@@ -1,0 +1,16 @@
+# bench_nonvcc.sh: gpuvet builds without nvcc (make NVCC=false), and bench then says why it cannot
+# run. Builds a second tree under $TMP (about a minute on two cores).
+. "$TOP/tests/cli/lib.sh"
+if ! (cd "$TOP" && make -s -j2 O="$TMP/nonvcc" NVCC=false build-only) >"$TMP/make.log" 2>&1; then
+	fail "make NVCC=false builds" "$(tail -c 400 "$TMP/make.log")"
+	exit 0
+fi
+pass "make NVCC=false builds"
+G="$TMP/nonvcc/gpuvet"
+if [ -f "$TMP/nonvcc/kernels/gpuvet.fatbin" ]; then fail "no fatbin without nvcc"; else pass "no fatbin without nvcc"; fi
+expect_exit "nonvcc: --list" 0 "$G" bench --list
+expect_grep "nonvcc: --list says there are no kernels" '^kernels: none: gpuvet was built without nvcc' "$TMP/out"
+expect_exit "nonvcc: bench says why it cannot run" 5 env GPUVET_NVML_LIBRARY=/nonexistent "$G" bench memory
+expect_grep "nonvcc: the message" 'gpuvet was built without nvcc; install the CUDA toolkit and rebuild to run bench' "$TMP/err"
+expect_exit "nonvcc: other commands work" 0 "$G" --version
+expect_exit "nonvcc: stored results still render" 0 "$G" bench --load "$TOP/tests/bench/sample-fakegpu.json"
