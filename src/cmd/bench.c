@@ -291,6 +291,8 @@ static void python_lib_dirs(struct dirs *d)
 
 		if (pe->nvidia_libdir[0])
 			dirs_add(d, pe->nvidia_libdir);
+		if (pe->nvidia_nccl_dir[0])
+			dirs_add(d, pe->nvidia_nccl_dir);
 		if (!pe->site[0])
 			continue;
 		str_fmt(nv, sizeof(nv), "%s/nvidia", pe->site);
