@@ -304,7 +304,7 @@ struct bench_timing {
 	bool gate_timed_out;
 };
 
-/* Warm up, calibrate, then sample op; -1 on error or interruption. */
+/* Warm up, calibrate, then sample op; -1 on error or interruption (tm is then empty). */
 int bench_time(struct bench_env *env, const struct bench_op *op, struct bench_timing *tm,
 	       struct err *e);
 void bench_timing_free(struct bench_timing *tm);

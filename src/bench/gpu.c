@@ -636,12 +636,15 @@ int bench_time(struct bench_env *env, const struct bench_op *op, struct bench_ti
 	tm->batch = batch;
 	tm->t_start_s = bench_now(env);
 	for (s = 0; s < nsamples; s++) {
+		/* on failure the samples are dropped here: callers only free a timing that worked */
 		if (bench_stopped(env)) {
-			tm->t_end_s = bench_now(env);
+			bench_timing_free(tm);
 			return bench_interrupted(e);
 		}
-		if (run_batch(env, op, batch, gated, &dt, &tm->gate_timed_out, e))
+		if (run_batch(env, op, batch, gated, &dt, &tm->gate_timed_out, e)) {
+			bench_timing_free(tm);
 			return -1;
+		}
 		tm->t[tm->n++] = dt / batch;
 	}
 	tm->t_end_s = bench_now(env);
