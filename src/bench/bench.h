@@ -147,6 +147,7 @@ struct bench_opts {
 #define BENCH_QUICK_BUDGET 0.06
 
 struct bench_fns; /* kernel handles, gpu.c */
+struct dirs;
 struct bench_sensors;
 struct cublaslt_lib;
 struct nccl_lib;
@@ -191,11 +192,26 @@ struct bench_env {
 	char nccl_error[600];
 	const char *const *lib_dirs; /* extra folders for cuBLASLt and NCCL */
 	size_t nlib_dirs;
+	struct dirs *dirs;	     /* their storage (setup.c) */
+	int cuda_version;	     /* cuDriverGetVersion: 13000 = 13.0 */
 	volatile sig_atomic_t *stop; /* set by the SIGINT handler */
 	void (*progress)(void *arg, int family, const char *what);
 	void *progress_arg;
 	int cpu_threads; /* CPUs this process may run on */
 };
+
+/* ---- the libraries (setup.c) -------------------------------------------------------------- */
+
+/* Load libcuda (env->cuda, env->cu), check it has every call bench makes, cuInit; -1 with e
+ * (EXIT_UNAVAILABLE). The library stays loaded. */
+int bench_setup_driver(struct bench_env *env, struct err *e);
+/* Load cuBLASLt and NCCL as env->opt.families needs them; one that fails is left NULL with its
+ * reason in lt_error / nccl_error, and -1 only when named[] names the benchmark that needs it. */
+int bench_setup_libs(struct bench_env *env, int ngpus, const bool *named, struct err *e);
+void bench_teardown(struct bench_env *env);
+struct json_t;
+/* Add cuda_driver, cuda_library, cublaslt(_library), nccl(_library) to the object v. */
+void bench_versions_json(const struct bench_env *env, struct json_t *v);
 
 /* ---- the harness (gpu.c) ----------------------------------------------------------------- */
 

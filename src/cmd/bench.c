@@ -25,14 +25,11 @@
 #include "../bench/cpu.h"
 #include "../bench/result_json.h"
 #include "../bench/sensors.h"
+#include "../gpu/fields.h"
 #include "../gpu/probe.h"
-#include "../host/facts.h"
 #include "../host/host.h"
 #include "../kernels/image.h"
 #include "../util/util.h"
-#include "../vendor/cublaslt.h"
-#include "../vendor/cuda.h"
-#include "../vendor/nccl.h"
 #include "bench_report.h"
 #include "cmd.h"
 
@@ -255,129 +252,6 @@ static int size_multiple(unsigned families)
 	return 0;
 }
 
-/* ---- libraries ---------------------------------------------------------------------------- */
-
-struct dirs {
-	char **v;
-	size_t n;
-};
-
-static void dirs_add(struct dirs *d, const char *path)
-{
-	size_t i;
-
-	for (i = 0; i < d->n; i++)
-		if (!strcmp(d->v[i], path))
-			return;
-	d->v = xrealloc(d->v, (d->n + 1) * sizeof(*d->v));
-	d->v[d->n++] = xasprintf("%s%s", host_root(), path);
-}
-
-/* The nvidia/<pkg>/lib folders of the Python environments doctor finds (host/python.c). */
-static void python_lib_dirs(struct dirs *d)
-{
-	struct platform_facts *pf = xcalloc(1, sizeof(*pf));
-	struct env_facts *ef = xcalloc(1, sizeof(*ef));
-	struct python_facts *py = xcalloc(1, sizeof(*py));
-	int i;
-
-	platform_collect(pf, ef);
-	python_collect(py, ef);
-	for (i = 0; i < py->n && i < FACTS_MAX_ENVS; i++) {
-		const struct python_env *pe = &py->v[i];
-		char nv[600];
-		char **names = NULL;
-		size_t nn = 0, k;
-
-		if (pe->nvidia_libdir[0])
-			dirs_add(d, pe->nvidia_libdir);
-		if (pe->nvidia_nccl_dir[0])
-			dirs_add(d, pe->nvidia_nccl_dir);
-		if (!pe->site[0])
-			continue;
-		str_fmt(nv, sizeof(nv), "%s/nvidia", pe->site);
-		if (host_list(nv, &names, &nn) != 0)
-			continue;
-		for (k = 0; k < nn; k++) {
-			char lib[700];
-
-			str_fmt(lib, sizeof(lib), "%s/%s/lib", nv, names[k]);
-			if (host_exists(lib))
-				dirs_add(d, lib);
-		}
-		host_list_free(names, nn);
-	}
-	free(pf);
-	free(ef);
-	free(py);
-}
-
-static void dirs_free(struct dirs *d)
-{
-	size_t i;
-
-	for (i = 0; i < d->n; i++)
-		free(d->v[i]);
-	free(d->v);
-	memset(d, 0, sizeof(*d));
-}
-
-/* The driver calls bench needs beyond doctor's (all optional in vendor/cuda.c). */
-static const char *missing_bench_call(const struct cuda_lib *cl)
-{
-	const struct cuda_api *a = &cl->api;
-	static const struct {
-		size_t off;
-		const char *name;
-	} need[] = {
-#define NEED(f, n) {offsetof(struct cuda_api, f), n}
-		NEED(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
-		NEED(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"),
-		NEED(CtxSetCurrent, "cuCtxSetCurrent"),
-		NEED(CtxSynchronize, "cuCtxSynchronize"),
-		NEED(CtxEnablePeerAccess, "cuCtxEnablePeerAccess"),
-		NEED(DeviceCanAccessPeer, "cuDeviceCanAccessPeer"),
-		NEED(DeviceGetAttribute, "cuDeviceGetAttribute"),
-		NEED(MemGetInfo, "cuMemGetInfo_v2"),
-		NEED(MemAlloc, "cuMemAlloc_v2"),
-		NEED(MemFree, "cuMemFree_v2"),
-		NEED(MemHostAlloc, "cuMemHostAlloc"),
-		NEED(MemFreeHost, "cuMemFreeHost"),
-		NEED(MemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2"),
-		NEED(MemcpyHtoD, "cuMemcpyHtoD_v2"),
-		NEED(MemcpyDtoH, "cuMemcpyDtoH_v2"),
-		NEED(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"),
-		NEED(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"),
-		NEED(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2"),
-		NEED(MemcpyPeerAsync, "cuMemcpyPeerAsync"),
-		NEED(MemsetD32Async, "cuMemsetD32Async"),
-		NEED(ModuleLoadData, "cuModuleLoadData"),
-		NEED(ModuleUnload, "cuModuleUnload"),
-		NEED(ModuleGetFunction, "cuModuleGetFunction"),
-		NEED(LaunchKernel, "cuLaunchKernel"),
-		NEED(StreamCreate, "cuStreamCreate"),
-		NEED(StreamDestroy, "cuStreamDestroy_v2"),
-		NEED(StreamSynchronize, "cuStreamSynchronize"),
-		NEED(StreamWaitEvent, "cuStreamWaitEvent"),
-		NEED(EventCreate, "cuEventCreate"),
-		NEED(EventDestroy, "cuEventDestroy_v2"),
-		NEED(EventRecord, "cuEventRecord"),
-		NEED(EventSynchronize, "cuEventSynchronize"),
-		NEED(EventElapsedTime, "cuEventElapsedTime"),
-#undef NEED
-	};
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(need); i++) {
-		void *fn;
-
-		memcpy(&fn, (const char *)a + need[i].off, sizeof(fn));
-		if (!fn)
-			return need[i].name;
-	}
-	return NULL;
-}
-
 static int output(const struct bench_cli *o, json_t *doc)
 {
 	struct err e;
@@ -546,13 +420,8 @@ static int run_bench(int argc, char **argv)
 	struct bench_cli o;
 	struct gpu_system sys, sys2;
 	struct cand *cands = NULL;
-	int *sel = NULL, nsel = 0, ncand, rc, i, f, cuda_version = 0, exit_code = EXIT_OK;
+	int *sel = NULL, nsel = 0, ncand, rc, i, f, exit_code = EXIT_OK;
 	struct err e;
-	struct cuda_lib cl;
-	bool cuda_loaded = false;
-	struct cublaslt_lib lt;
-	struct nccl_lib nc;
-	struct dirs dirs = {NULL, 0};
 	struct bench_run run;
 	struct bench_env env;
 	struct probe *probe = NULL;
@@ -628,10 +497,12 @@ static int run_bench(int argc, char **argv)
 		if (!sys.cuda_lib.loaded)
 			err_set(&e, EXIT_UNAVAILABLE, "cannot load the CUDA driver library: %s",
 				sys.cuda_lib.error);
-		else if (sys.cuda_init.v != 0)
-			err_set(&e, EXIT_UNAVAILABLE, "cuInit: %s (%s)",
-				cuda_error_name((int)sys.cuda_init.v),
-				cuda_error_meaning((int)sys.cuda_init.v));
+		else if (sys.cuda_init.v != 0) {
+			char eb[96];
+
+			err_set(&e, EXIT_UNAVAILABLE, "cuInit: %s",
+				field_error_text(LIB_CUDA, (int)sys.cuda_init.v, eb, sizeof(eb)));
+		}
 		else
 			err_set(&e, EXIT_UNAVAILABLE, "no CUDA device found");
 		err_hint(&e, "run 'gpuvet doctor' to find out why");
@@ -639,73 +510,16 @@ static int run_bench(int argc, char **argv)
 		goto out_early;
 	}
 
-	/* our own handle on the driver, with the calls bench needs */
-	if (cuda_load(&cl, &e) != 0) {
+	/* our own handle on the driver, with the calls bench needs, then the libraries: a
+	 * benchmark named on the command line fails without its library */
+	env.opt.families = o.families;
+	if (bench_setup_driver(&env, &e) != 0 || bench_setup_libs(&env, nsel, o.named, &e) != 0) {
 		rc = cmd_report_error(&e);
 		goto out_early;
-	}
-	cuda_loaded = true;
-	{
-		const char *miss = missing_bench_call(&cl);
-		int r;
-
-		if (miss) {
-			err_set(&e, EXIT_UNAVAILABLE, "the CUDA driver library '%s' lacks %s, which bench needs",
-				cl.lib.path, miss);
-			err_hint(&e, "update the NVIDIA driver");
-			rc = cmd_report_error(&e);
-			goto out_early;
-		}
-		r = cl.api.Init(0);
-		if (r != CUDA_SUCCESS) {
-			err_set(&e, EXIT_UNAVAILABLE, "cuInit: %s (%s)", cuda_error_name(r),
-				cuda_error_meaning(r));
-			err_hint(&e, "run 'gpuvet doctor' to find out why");
-			rc = cmd_report_error(&e);
-			goto out_early;
-		}
-		cl.api.DriverGetVersion(&cuda_version);
-	}
-
-	/* libraries: a benchmark named on the command line fails without its library */
-	env.cuda = &cl;
-	env.cu = &cl.api;
-	if (o.families & ((1u << BENCH_GEMM) | (1u << BENCH_FIT) | (1u << BENCH_ALLREDUCE)))
-		python_lib_dirs(&dirs);
-	env.lib_dirs = (const char *const *)dirs.v;
-	env.nlib_dirs = dirs.n;
-	if (o.families & ((1u << BENCH_GEMM) | (1u << BENCH_FIT))) {
-		struct err le;
-
-		err_clear(&le);
-		if (cublaslt_load(&lt, env.lib_dirs, env.nlib_dirs, &le) == 0) {
-			env.lt = &lt;
-		} else {
-			str_fmt(env.lt_error, sizeof(env.lt_error), "%s", le.msg);
-			if (o.named[BENCH_GEMM]) {
-				rc = cmd_report_error(&le);
-				goto out_early;
-			}
-		}
-	}
-	if ((o.families & (1u << BENCH_ALLREDUCE)) && nsel >= 2) {
-		struct err le;
-
-		err_clear(&le);
-		if (nccl_load(&nc, env.lib_dirs, env.nlib_dirs, &le) == 0) {
-			env.nccl = &nc;
-		} else {
-			str_fmt(env.nccl_error, sizeof(env.nccl_error), "%s", le.msg);
-			if (o.named[BENCH_ALLREDUCE]) {
-				rc = cmd_report_error(&le);
-				goto out_early;
-			}
-		}
 	}
 
 	/* the environment of the run */
 	env.image = gpuvet_kernels;
-	env.opt.families = o.families;
 	env.opt.size_bytes = o.size;
 	env.opt.budget_s = o.budget;
 	env.opt.quick = o.quick;
@@ -783,8 +597,7 @@ finish:
 		exit_code = EXIT_FAIL;
 	{
 		struct bench_doc_in din = {o.argc, o.argv,
-					   text_ok(&sys.driver_version) ? sys.driver_version.s : NULL,
-					   cuda_version};
+					   text_ok(&sys.driver_version) ? sys.driver_version.s : NULL};
 
 		doc = bench_doc_build(&din, &env, errors, exit_code);
 	}
@@ -804,12 +617,7 @@ finish:
 out_early:
 	(void)0;
 out:
-	if (env.lt)
-		cublaslt_unload(&lt);
-	if (env.nccl)
-		nccl_unload(&nc);
-	(void)cuda_loaded; /* libcuda stays loaded: unloading it after cuInit is not supported */
-	dirs_free(&dirs);
+	bench_teardown(&env);
 	free(env.gpus);
 	free(nvml_idx);
 	free(cands);

@@ -17,18 +17,8 @@
 #include "../bench/sensors.h"
 #include "../kernels/image.h"
 #include "../util/util.h"
-#include "../vendor/cublaslt.h"
-#include "../vendor/nccl.h"
 #include "bench_report.h"
 #include "cmd.h"
-
-static void version3(unsigned long v, char *out, size_t n)
-{
-	if (!v)
-		str_copy(out, "", n);
-	else
-		str_fmt(out, n, "%lu.%lu.%lu", v / 10000, (v % 10000) / 100, v % 100);
-}
 
 static json_t *device_json(const struct bench_gpu *g)
 {
@@ -117,21 +107,7 @@ json_t *bench_doc_build(const struct bench_doc_in *in, struct bench_env *env, js
 	json_object_set_new(v, "gpuvet", json_string(GPUVET_VERSION));
 	if (in->driver_version && *in->driver_version)
 		json_object_set_new(v, "driver", json_string(in->driver_version));
-	if (in->cuda_version > 0)
-		json_object_set_new(v, "cuda_driver", json_sprintf("%d.%d", in->cuda_version / 1000,
-								   (in->cuda_version % 1000) / 10));
-	if (env->cuda)
-		json_object_set_new(v, "cuda_library", json_string(env->cuda->lib.path));
-	if (env->lt) {
-		version3(env->lt->version, buf, sizeof(buf));
-		json_object_set_new(v, "cublaslt", json_string(buf));
-		json_object_set_new(v, "cublaslt_library", json_string(env->lt->lib.path));
-	}
-	if (env->nccl) {
-		nccl_version_str(env->nccl->version, buf, sizeof(buf));
-		json_object_set_new(v, "nccl", json_string(buf));
-		json_object_set_new(v, "nccl_library", json_string(env->nccl->lib.path));
-	}
+	bench_versions_json(env, v);
 	json_object_set_new(v, "kernels_nvcc", json_string(gpuvet_kernels_nvcc));
 	json_object_set_new(v, "kernels_targets", json_string(gpuvet_kernels_targets));
 	json_object_set_new(doc, "versions", v);

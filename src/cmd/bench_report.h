@@ -18,7 +18,6 @@ struct bench_doc_in {
 	int argc;
 	char **argv;		    /* the command line as typed */
 	const char *driver_version; /* from NVML, may be NULL */
-	int cuda_version;	    /* cuDriverGetVersion, 0 unknown */
 };
 
 /* The whole document (bench_doc.c); errors is kept (a new reference is taken). */
