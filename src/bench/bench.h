@@ -30,8 +30,8 @@ enum bench_family {
 	BENCH_TRANSFER,
 	BENCH_P2P,
 	BENCH_GEMM,
-	BENCH_FIT,
 	BENCH_ALLREDUCE,
+	BENCH_FIT, /* last: the longest, and what the other figures explain */
 	BENCH_FAMILY_COUNT,
 };
 

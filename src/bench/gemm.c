@@ -163,8 +163,9 @@ int gemm_pick(struct bench_env *env, struct bench_gpu *g, struct gemm_plan *p, i
 			return -1;
 		spent += t;
 	}
-	/* a few seconds at most: huge products get fewer candidates */
-	limit = bench_budget(env) * 2 > 4 * t ? bench_budget(env) * 2 : 4 * t;
+	/* twice the budget, or two products when one takes longer: huge products (fit's 10^9
+	 * elements, 1.3 s each in fp32 on an H200) get fewer candidates */
+	limit = bench_budget(env) * 2 > 2 * t ? bench_budget(env) * 2 : 2 * t;
 	spent = 0;
 	for (i = 0; i < p->ncand && spent < limit; i++) {
 		struct err le;

@@ -24,10 +24,10 @@ static const struct bench_family_info families[BENCH_FAMILY_COUNT] = {
 	 "GPU <-> GPU"},
 	{"gemm", "matmul blas", "matrix multiply through cuBLASLt, fp64 to fp8, over sizes",
 	 "matrix multiply (cuBLASLt)"},
-	{"fit", "crossover cpu", "CPU (all cores) against GPU, with and without transfers",
-	 "CPU against GPU: where the GPU starts to win"},
 	{"allreduce", "nccl", "all-reduce across the GPUs through NCCL: algbw and busbw",
 	 "all-reduce (NCCL)"},
+	{"fit", "crossover cpu", "CPU (all cores) against GPU, with and without transfers",
+	 "CPU against GPU: where the GPU starts to win"},
 };
 
 const struct bench_family_info *bench_family(int family)

@@ -41,7 +41,7 @@ static const char usage[] =
 	"\n"
 	"Measure what each part of this machine delivers, as a share of what the hardware should,\n"
 	"and where the CPU is still faster. BENCH is one or more of launch, memory, transfer, p2p,\n"
-	"gemm, fit and allreduce, or all (the default). Every result is verified.\n"
+	"gemm, allreduce and fit, or all (the default). Every result is verified.\n"
 	"\n"
 	"options:\n"
 	"  -i, --gpu IDS        only these GPUs: index, UUID or PCI bus id (comma-separated)\n"
@@ -357,7 +357,7 @@ static int parse(int argc, char **argv, struct bench_cli *o)
 		if (f < 0) {
 			fprintf(stderr, "gpuvet: error: unknown benchmark '%s'\n", argv[i]);
 			fputs("gpuvet: hint: 'gpuvet bench --list' names them: launch, memory, transfer, "
-			      "p2p, gemm, fit, allreduce, all\n",
+			      "p2p, gemm, allreduce, fit, all\n",
 			      stderr);
 			return EXIT_USAGE;
 		}
@@ -376,8 +376,8 @@ static int parse(int argc, char **argv, struct bench_cli *o)
 typedef int (*family_fn)(struct bench_env *, struct err *);
 
 static const family_fn family_run[BENCH_FAMILY_COUNT] = {
-	bench_launch_run, bench_memory_run, bench_transfer_run, bench_p2p_run,
-	bench_gemm_run,	  bench_fit_run,    bench_allreduce_run,
+	bench_launch_run, bench_memory_run, bench_transfer_run,	 bench_p2p_run,
+	bench_gemm_run,	  bench_allreduce_run, bench_fit_run,
 };
 
 static void fill_facts(struct bench_gpu *g, const struct cand *c)
