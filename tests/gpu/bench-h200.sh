@@ -347,7 +347,7 @@ def find(bench, test, gpu=0, peer=None, size=None, headline=None):
 rows = []  # (what, gpuvet, reference, ref name, goal ratio or None, lower_is_better)
 def row(what, r, ref, refname, goal=None, key="median", lower=False):
     v = r.get(key) if r else None
-    rows.append((what, v, ref, refname, goal, lower, r.get("verified") if r else None))
+    rows.append((what, v, ref, refname, goal, lower, r))
 
 size = size_mib << 20
 copy_k = find("memory", "copy_kernel", size=size)
@@ -407,9 +407,13 @@ def fmt(v):
         return "n/a"
     return "%.4g" % v
 
-print("%-48s %10s %10s  %-40s %7s  %s" % ("what (GPU 0 unless named)", "gpuvet", "reference", "reference is", "ratio", "goal"))
+print("%-48s %10s %10s  %-40s %7s %6s %5s  %s" % ("what (GPU 0 unless named)", "gpuvet", "reference",
+      "reference is", "ratio", "SM MHz", "W", "goal"))
 misses = 0
-for what, v, ref, refname, goal, lower, ver in rows:
+for what, v, ref, refname, goal, lower, r in rows:
+    ver = r.get("verified") if r else None
+    clk = fmt(r.get("sm_clock_mhz")) if r and r.get("sm_clock_mhz") is not None else ""
+    pw = "%.0f" % r["power_w"] if r and r.get("power_w") is not None else ""
     ratio = None
     if v is not None and ref:
         ratio = (ref / v) if lower else (v / ref)
@@ -425,7 +429,8 @@ for what, v, ref, refname, goal, lower, ver in rows:
             misses += 1
     if ver is False:
         verdict += " UNVERIFIED"
-    print("%-48s %10s %10s  %-40s %7s  %s" % (what, fmt(v), fmt(ref), refname[:40], fmt(ratio), verdict))
+    print("%-48s %10s %10s  %-40s %7s %6s %5s  %s" % (what, fmt(v), fmt(ref), refname[:40], fmt(ratio),
+          clk, pw, verdict))
 print()
 print("ratio = gpuvet / reference (for times: reference / gpuvet), so above 1 is gpuvet ahead")
 unv = gv.get("unverified")
@@ -434,6 +439,15 @@ print("gpuvet: %s results, %s failed verification, exit code %s, errors: %s" % (
 if pt:
     print("PyTorch %s (CUDA %s, NCCL %s), errors: %s" % (pt.get("torch"), pt.get("cuda"), pt.get("nccl"),
           "; ".join(pt.get("errors", [])) or "none"))
+if not gv.get("results") or unv != 0:
+    misses += 1
+    print("every result verified: MISS (%s unverified)" % unv)
+else:
+    print("every result verified: PASS")
+print("configs that won (memory kernels, GEMM algorithms):")
+for r in gv.get("results", []):
+    if r.get("headline") and r.get("gpu") == 0 and r.get("bench") in ("memory", "gemm"):
+        print("  %-40s %s" % (r.get("label"), r.get("config")))
 print("done criteria missed or not measured: %d" % misses)
 PY
 
