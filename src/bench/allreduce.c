@@ -48,8 +48,9 @@ static int ar_run(void *arg, struct err *e)
 	if (nccl_err(a->env, nc->GroupStart(), "ncclGroupStart", e))
 		return -1;
 	for (r = 0; r < a->n; r++) {
-		rc = nc->AllReduce((const void *)(uintptr_t)a->send[r], (void *)(uintptr_t)a->recv[r],
-				   a->count, NCCL_FLOAT32, NCCL_SUM, a->comms[r], a->env->gpus[r].s[0]);
+		rc = nc->AllReduce((const void *)(uintptr_t)a->send[r],
+				   (void *)(uintptr_t)a->recv[r], a->count, NCCL_FLOAT32, NCCL_SUM,
+				   a->comms[r], a->env->gpus[r].s[0]);
 		if (rc != NCCL_SUCCESS) {
 			nc->GroupEnd();
 			return nccl_err(a->env, rc, "ncclAllReduce", e);
@@ -67,7 +68,8 @@ static int ar_sync(void *arg, struct err *e)
 		struct bench_gpu *g = &a->env->gpus[r];
 
 		if (bench_use(a->env, g, e) ||
-		    bench_cu(a->env, a->env->cu->StreamSynchronize(g->s[0]), "cuStreamSynchronize", g, e))
+		    bench_cu(a->env, a->env->cu->StreamSynchronize(g->s[0]), "cuStreamSynchronize",
+			     g, e))
 			return -1;
 	}
 	return 0;
@@ -90,9 +92,10 @@ static double link_peak(const struct bench_gpu *g, char *what, size_t n)
 
 int bench_allreduce_run(struct bench_env *env, struct err *e)
 {
-	static const double full[] = {1024, 4096, 16384, 65536, 262144, 1 << 20, 4 << 20,
-				      16 << 20, 64 << 20, 256 << 20, 512 << 20, 1 << 30,
-				      2.0 * (1 << 30), 4.0 * (1 << 30), 8.0 * (1 << 30)};
+	static const double full[] = {
+	    1024,      4096,    16384,           65536,           262144,
+	    1 << 20,   4 << 20, 16 << 20,        64 << 20,        256 << 20,
+	    512 << 20, 1 << 30, 2.0 * (1 << 30), 4.0 * (1 << 30), 8.0 * (1 << 30)};
 	static const double quick[] = {1 << 20, 64 << 20, 512 << 20};
 	const double *sizes = env->opt.quick ? quick : full;
 	size_t nsizes = env->opt.quick ? ARRAY_SIZE(quick) : ARRAY_SIZE(full), si;
@@ -102,8 +105,8 @@ int bench_allreduce_run(struct bench_env *env, struct err *e)
 	bool inited = false;
 
 	if (n < 2) {
-		bench_note(env->run, BENCH_ALLREDUCE, NOTE_SKIP, "all-reduce needs two GPUs; %d selected",
-			   n);
+		bench_note(env->run, BENCH_ALLREDUCE, NOTE_SKIP,
+			   "all-reduce needs two GPUs; %d selected", n);
 		return 0;
 	}
 	if (!env->nccl) {
@@ -138,9 +141,10 @@ int bench_allreduce_run(struct bench_env *env, struct err *e)
 		while (max_bytes > 1024 && max_bytes > (double)env->opt.size_bytes)
 			max_bytes /= 2;
 	} else if (max_bytes < sizes[nsizes - 1])
-		bench_note(env->run, BENCH_ALLREDUCE, NOTE_INFO,
-			   "all-reduce stops at %.0f MiB: larger messages do not fit twice in GPU memory",
-			   max_bytes / (1 << 20));
+		bench_note(
+		    env->run, BENCH_ALLREDUCE, NOTE_INFO,
+		    "all-reduce stops at %.0f MiB: larger messages do not fit twice in GPU memory",
+		    max_bytes / (1 << 20));
 	bench_progress(env, BENCH_ALLREDUCE, "NCCL init on %d GPUs", n);
 	if (nccl_err(env, env->nccl->api.CommInitAll(a.comms, n, devs), "ncclCommInitAll", e))
 		goto out;
@@ -152,14 +156,17 @@ int bench_allreduce_run(struct bench_env *env, struct err *e)
 		void *args[] = {&a.send[r], &count, &seed};
 
 		if (bench_use(env, g, e) ||
-		    bench_dalloc(env, g, &a.send[r], (size_t)max_bytes, "the all-reduce buffers", e) ||
-		    bench_dalloc(env, g, &a.recv[r], (size_t)max_bytes, "the all-reduce buffers", e) ||
-		    bench_launch(env, g, K_FILL_SMALL_INT, bench_grid(g, count, 256), 256, g->s[0], args, e) ||
+		    bench_dalloc(env, g, &a.send[r], (size_t)max_bytes, "the all-reduce buffers",
+				 e) ||
+		    bench_dalloc(env, g, &a.recv[r], (size_t)max_bytes, "the all-reduce buffers",
+				 e) ||
+		    bench_launch(env, g, K_FILL_SMALL_INT, bench_grid(g, count, 256), 256, g->s[0],
+				 args, e) ||
 		    bench_cu(env, env->cu->StreamSynchronize(g->s[0]), "cuStreamSynchronize", g, e))
 			goto out;
 	}
-	bench_plot(env->run, BENCH_ALLREDUCE, "allreduce-size", "All-reduce bandwidth by message size",
-		   "message size", "GB/s", false);
+	bench_plot(env->run, BENCH_ALLREDUCE, "allreduce-size",
+		   "All-reduce bandwidth by message size", "message size", "GB/s", false);
 	for (si = 0; si < nsizes && sizes[si] <= max_bytes; si++) {
 		struct bench_op op;
 		struct bench_timing tm;
@@ -180,7 +187,8 @@ int bench_allreduce_run(struct bench_env *env, struct err *e)
 			if (bench_use(env, g, e) ||
 			    bench_cu(env, env->cu->MemsetD32Async(a.recv[r], 0, a.count, g->s[0]),
 				     "cuMemsetD32Async", g, e) ||
-			    bench_cu(env, env->cu->StreamSynchronize(g->s[0]), "cuStreamSynchronize", g, e))
+			    bench_cu(env, env->cu->StreamSynchronize(g->s[0]),
+				     "cuStreamSynchronize", g, e))
 				goto out;
 		}
 		memset(&op, 0, sizeof(op));
@@ -194,8 +202,8 @@ int bench_allreduce_run(struct bench_env *env, struct err *e)
 		alg = bench_add_timed(env, BENCH_ALLREDUCE, "algbw", label, &tm, bytes, 1e9, "GB/s",
 				      false, &env->gpus[0]);
 		str_fmt(label, sizeof(label), "busbw, %d GPUs, %s", n, sz);
-		bus = bench_add_timed(env, BENCH_ALLREDUCE, "busbw", label, &tm, bytes * factor, 1e9,
-				      "GB/s", false, &env->gpus[0]);
+		bus = bench_add_timed(env, BENCH_ALLREDUCE, "busbw", label, &tm, bytes * factor,
+				      1e9, "GB/s", false, &env->gpus[0]);
 		bench_timing_free(&tm);
 		for (i = 0; i < 2; i++) {
 			struct bench_result *x = i ? bus : alg;
@@ -204,23 +212,26 @@ int bench_allreduce_run(struct bench_env *env, struct err *e)
 			x->size = bytes;
 			str_copy(x->size_unit, "B", sizeof(x->size_unit));
 			str_copy(x->plot, "allreduce-size", sizeof(x->plot));
-			str_fmt(x->series, sizeof(x->series), "%s, %d GPUs", i ? "busbw" : "algbw", n);
-			str_fmt(x->config, sizeof(x->config), "ncclAllReduce float sum, out of place, NCCL %d",
+			str_fmt(x->series, sizeof(x->series), "%s, %d GPUs", i ? "busbw" : "algbw",
+				n);
+			str_fmt(x->config, sizeof(x->config),
+				"ncclAllReduce float sum, out of place, NCCL %d",
 				env->nccl->version);
 		}
 		bus->headline = headline;
 		bus->peak = link_peak(&env->gpus[0], bus->peak_what, sizeof(bus->peak_what));
-		str_fmt(bus->note, sizeof(bus->note), "%.1f us per all-reduce; busbw = algbw x %.2f",
-			alg->op_seconds * 1e6, factor);
+		str_fmt(bus->note, sizeof(bus->note),
+			"%.1f us per all-reduce; busbw = algbw x %.2f", alg->op_seconds * 1e6,
+			factor);
 		for (r = 0; r < n; r++) {
 			struct bench_gpu *g = &env->gpus[r];
 			uint64_t seed = SEED_BASE, bad = 0, first = 0;
 			int nranks = n;
 			void *args[] = {&a.recv[r], &a.count, &seed, &nranks};
 
-			if (bench_use(env, g, e) ||
-			    bench_run_verifier(env, g, K_VERIFY_ALLREDUCE, bench_grid(g, a.count, 256), args,
-					       4, &bad, &first, e))
+			if (bench_use(env, g, e) || bench_run_verifier(env, g, K_VERIFY_ALLREDUCE,
+								       bench_grid(g, a.count, 256),
+								       args, 4, &bad, &first, e))
 				goto out;
 			bad_total += bad;
 		}

@@ -51,28 +51,28 @@ int bench_family_find(const char *name);
 enum { VERIFY_NONE = -1, VERIFY_FAILED = 0, VERIFY_OK = 1 };
 
 struct bench_result {
-	int family;	    /* enum bench_family */
-	char test[40];	    /* stable id within the family: "copy_kernel", "h2d_pinned_ce" */
-	char label[64];	    /* for people: "copy (our kernel)" */
-	int gpu, peer;	    /* GPU numbers as shown (NVML index), -1 when not applicable */
-	double size;	    /* bytes, elements or n; 0 when not a sweep point */
+	int family;         /* enum bench_family */
+	char test[40];      /* stable id within the family: "copy_kernel", "h2d_pinned_ce" */
+	char label[64];     /* for people: "copy (our kernel)" */
+	int gpu, peer;      /* GPU numbers as shown (NVML index), -1 when not applicable */
+	double size;        /* bytes, elements or n; 0 when not a sweep point */
 	char size_unit[12]; /* "B", "elements", "n" */
-	char unit[12];	    /* "GB/s", "TFLOP/s", "us", "ms" */
+	char unit[12];      /* "GB/s", "TFLOP/s", "us", "ms" */
 	bool lower_better;  /* times and latencies */
 	double *samples;    /* per-sample values in unit */
 	int nsamples;
-	int batch;	       /* operations per sample */
-	double op_seconds;     /* median seconds per operation */
+	int batch;         /* operations per sample */
+	double op_seconds; /* median seconds per operation */
 	double median, min, max, cv;
 	double traffic_factor; /* memory only: HBM bytes per reported byte (copy: 2); 0 = none */
-	double peak;	       /* in unit (of the traffic when traffic_factor > 0); 0 = n/a */
+	double peak;           /* in unit (of the traffic when traffic_factor > 0); 0 = n/a */
 	char peak_what[64];    /* "HBM 4815 GB/s", "PCIe 5.0 x16" */
-	int verified;	       /* VERIFY_* */
+	int verified;          /* VERIFY_* */
 	char verify[200];      /* how it was checked, or what was wrong */
 	char config[96];       /* what ran: kernel variant, cuBLASLt algorithm rank, ... */
-	char plot[32];	       /* the sweep this point belongs to, "" when none */
+	char plot[32];         /* the sweep this point belongs to, "" when none */
 	char series[48];       /* the line within the plot */
-	bool headline;	       /* shown as its own row in the table (sweep points are folded) */
+	bool headline;         /* shown as its own row in the table (sweep points are folded) */
 	/* SM clock and power while it ran (sensors.c); < 0 when not read */
 	double clock_sm_mhz, clock_sm_min_mhz, power_w, power_max_w, temp_c;
 	double t_start_s, t_end_s; /* seconds since the run started */
@@ -142,9 +142,9 @@ struct bench_opts {
 	bool quick;
 };
 
-#define BENCH_DEFAULT_SIZE (1ull << 30)
+#define BENCH_DEFAULT_SIZE   (1ull << 30)
 #define BENCH_DEFAULT_BUDGET 0.25
-#define BENCH_QUICK_BUDGET 0.06
+#define BENCH_QUICK_BUDGET   0.06
 
 struct bench_fns; /* kernel handles, gpu.c */
 struct dirs;
@@ -153,8 +153,8 @@ struct cublaslt_lib;
 struct nccl_lib;
 
 struct bench_gpu {
-	int ordinal;	/* CUDA device ordinal */
-	int index;	/* the number users see (NVML index; the ordinal without NVML) */
+	int ordinal;    /* CUDA device ordinal */
+	int index;      /* the number users see (NVML index; the ordinal without NVML) */
 	int nvml_index; /* -1 when NVML has no handle for it */
 	cu_device dev;
 	cu_ctx ctx;
@@ -172,9 +172,9 @@ struct bench_gpu {
 	int l2_bytes, max_threads_sm, copy_engines;
 	size_t mem_total;
 	int pcie_gen, pcie_width; /* the link's maximum; 0 unknown */
-	int nvlink_links;	   /* active links; 0 none or unknown */
-	char local_cpus[256];	   /* /sys/bus/pci/devices/<bdf>/local_cpulist */
-	int numa_node;		   /* -1 unknown */
+	int nvlink_links;         /* active links; 0 none or unknown */
+	char local_cpus[256];     /* /sys/bus/pci/devices/<bdf>/local_cpulist */
+	int numa_node;            /* -1 unknown */
 };
 
 struct bench_env {
@@ -192,8 +192,8 @@ struct bench_env {
 	char nccl_error[600];
 	const char *const *lib_dirs; /* extra folders for cuBLASLt and NCCL */
 	size_t nlib_dirs;
-	struct dirs *dirs;	     /* their storage (setup.c) */
-	int cuda_version;	     /* cuDriverGetVersion: 13000 = 13.0 */
+	struct dirs *dirs;           /* their storage (setup.c) */
+	int cuda_version;            /* cuDriverGetVersion: 13000 = 13.0 */
 	volatile sig_atomic_t *stop; /* set by the SIGINT handler */
 	void (*progress)(void *arg, int family, const char *what);
 	void *progress_arg;
@@ -299,17 +299,17 @@ struct bench_op {
 	/* Queue one operation (or do it, for host-timed ops). */
 	int (*run)(void *arg, struct err *e);
 	void *arg;
-	struct bench_gpu *g;	  /* events and gate on g->s[0]; NULL for pure host work */
-	cu_stream join[3];	  /* more streams: they wait for the start, s[0] waits for them */
+	struct bench_gpu *g; /* events and gate on g->s[0]; NULL for pure host work */
+	cu_stream join[3];   /* more streams: they wait for the start, s[0] waits for them */
 	struct bench_gpu *join_gpu[3];
 	int njoin;
-	bool host_timed;	  /* wall clock around the batch (synchronous work) */
+	bool host_timed; /* wall clock around the batch (synchronous work) */
 	/* host-timed ops: wait for the batch (default: g's streams) */
 	int (*sync)(void *arg, struct err *e);
-	bool no_gate;		  /* never hold the stream (ops that block the host) */
-	int max_batch;		  /* 0: default */
-	int min_samples;	  /* 0: default */
-	double budget_s;	  /* 0: the run's budget */
+	bool no_gate;    /* never hold the stream (ops that block the host) */
+	int max_batch;   /* 0: default */
+	int min_samples; /* 0: default */
+	double budget_s; /* 0: the run's budget */
 };
 
 struct bench_timing {

@@ -212,9 +212,9 @@ int bench_pin_thread(const char *cpulist)
 /* ---- fit's CPU kernels ------------------------------------------------------------------ */
 
 static inline __attribute__((always_inline)) void axpy_body(float *restrict z,
-							     const float *restrict x,
-							     const float *restrict y, float a,
-							     size_t lo, size_t hi)
+							    const float *restrict x,
+							    const float *restrict y, float a,
+							    size_t lo, size_t hi)
 {
 	size_t i;
 
@@ -224,9 +224,9 @@ static inline __attribute__((always_inline)) void axpy_body(float *restrict z,
 
 /* C[m0..m1) rows of C[M][N] = A[M][K] . B[K][N], row-major, blocked over k and n. */
 static inline __attribute__((always_inline)) void sgemm_body(float *restrict C,
-							      const float *restrict A,
-							      const float *restrict B, size_t N,
-							      size_t K, size_t m0, size_t m1)
+							     const float *restrict A,
+							     const float *restrict B, size_t N,
+							     size_t K, size_t m0, size_t m1)
 {
 	enum { KB = 128, NB = 1024 };
 	size_t kk, nn, m, k, n;
@@ -246,7 +246,8 @@ static inline __attribute__((always_inline)) void sgemm_body(float *restrict C,
 				for (k = 0; k < kb; k++) {
 					const float *restrict b = B + (kk + k) * N + nn;
 					float a0 = A[m * K + kk + k], a1 = A[(m + 1) * K + kk + k];
-					float a2 = A[(m + 2) * K + kk + k], a3 = A[(m + 3) * K + kk + k];
+					float a2 = A[(m + 2) * K + kk + k],
+					      a3 = A[(m + 3) * K + kk + k];
 
 					for (n = 0; n < nb; n++) {
 						float bv = b[n];

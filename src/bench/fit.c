@@ -26,9 +26,9 @@
 #include "cpu.h"
 #include "gemm.h"
 
-#define SEED_X 0xcbbb9d5dc1059ed8ull
-#define SEED_Y 0x629a292a367cd507ull
-#define AXPY_A 1.5f
+#define SEED_X    0xcbbb9d5dc1059ed8ull
+#define SEED_Y    0x629a292a367cd507ull
+#define AXPY_A    1.5f
 #define CPU_CAP_S 1.5 /* a CPU point predicted to take longer is extrapolated, not run */
 
 enum { V_CPU, V_GPU, V_XFER, V_COUNT };
@@ -84,9 +84,10 @@ static int fit_gpu(void *arg, struct err *e)
 	struct bench_gpu *g = f->g;
 	size_t bytes = (f->task == 0 ? f->n : f->n * f->n) * sizeof(float);
 
-	if (f->xfer &&
-	    (bench_cu(env, env->cu->MemcpyHtoDAsync(f->dx, f->hx, bytes, g->s[0]), "cuMemcpyHtoDAsync", g, e) ||
-	     bench_cu(env, env->cu->MemcpyHtoDAsync(f->dy, f->hy, bytes, g->s[0]), "cuMemcpyHtoDAsync", g, e)))
+	if (f->xfer && (bench_cu(env, env->cu->MemcpyHtoDAsync(f->dx, f->hx, bytes, g->s[0]),
+				 "cuMemcpyHtoDAsync", g, e) ||
+			bench_cu(env, env->cu->MemcpyHtoDAsync(f->dy, f->hy, bytes, g->s[0]),
+				 "cuMemcpyHtoDAsync", g, e)))
 		return -1;
 	if (f->task == 0) {
 		float a = AXPY_A;
@@ -253,24 +254,28 @@ static int measure(struct fit *f, int v, double elems, const char *task_name,
 	str_copy(r->series, v == V_CPU ? "CPU, all cores" : variant_label[v], sizeof(r->series));
 	if (f->task == 0)
 		str_fmt(r->config, sizeof(r->config), "%s",
-			v == V_CPU ? "plain C loop, threads over the array" :
-			v == V_GPU ? "kernel gv_axpy" : "copy x, y in; kernel; copy z out (pinned)");
+			v == V_CPU   ? "plain C loop, threads over the array"
+			: v == V_GPU ? "kernel gv_axpy"
+				     : "copy x, y in; kernel; copy z out (pinned)");
 	else
 		str_fmt(r->config, sizeof(r->config), "%s",
-			v == V_CPU ? "blocked C loop, fp32" :
-			v == V_GPU ? "cuBLASLt fp32 (CUDA cores)" : "copy A, B in; cuBLASLt fp32; copy C out");
+			v == V_CPU   ? "blocked C loop, fp32"
+			: v == V_GPU ? "cuBLASLt fp32 (CUDA cores)"
+				     : "copy A, B in; cuBLASLt fp32; copy C out");
 	/* the answer: the GPU variants without transfers leave it on the GPU */
 	if (v == V_GPU) {
 		size_t bytes = (f->task == 0 ? f->n : f->n * f->n) * sizeof(float);
 
-		if (bench_cu(env, env->cu->MemcpyDtoH(f->hz, f->dz, bytes), "cuMemcpyDtoH", f->g, e))
+		if (bench_cu(env, env->cu->MemcpyDtoH(f->hz, f->dz, bytes), "cuMemcpyDtoH", f->g,
+			     e))
 			return -1;
 	}
 	if (f->task == 0) {
 		uint64_t bad = check_axpy(f);
 
 		r->verified = bad ? VERIFY_FAILED : VERIFY_OK;
-		str_fmt(r->verify, sizeof(r->verify), "%s: %llu of %zu elements within 2^-23 (|ax|+|y|) of fp64",
+		str_fmt(r->verify, sizeof(r->verify),
+			"%s: %llu of %zu elements within 2^-23 (|ax|+|y|) of fp64",
 			bad ? "MISMATCH" : "ok", (unsigned long long)(f->n - bad), f->n);
 	} else {
 		double worst = 0;
@@ -376,8 +381,10 @@ static int run_task(struct bench_env *env, struct bench_gpu *g, int task, const 
 			f.grid = bench_grid(g, f.n / 4 + 1, 256);
 		if (task == 1) {
 			size_t n = f.n;
-			struct gemm_shape sh = {LT_OP_N, LT_OP_N, n, n, n, (int64_t)n, (int64_t)n,
-						(int64_t)n, LT_R_32F, LT_R_32F, LT_COMPUTE_32F, LT_R_32F};
+			struct gemm_shape sh = {
+			    LT_OP_N,        LT_OP_N,    n,          n,        n,
+			    (int64_t)n,     (int64_t)n, (int64_t)n, LT_R_32F, LT_R_32F,
+			    LT_COMPUTE_32F, LT_R_32F};
 
 			memset(&f.plan, 0, sizeof(f.plan));
 			/* row-major C = A.B is column-major C^T = B^T.A^T: B's buffer goes first */
@@ -415,10 +422,11 @@ static int run_task(struct bench_env *env, struct bench_gpu *g, int task, const 
 				if (predicted > CPU_CAP_S * (env->opt.quick ? 0.3 : 1)) {
 					char es[24];
 
-					bench_note(env->run, BENCH_FIT, NOTE_INFO,
-						   "%s: CPU not run at %s elements (it would take ~%.1f s "
-						   "each); extrapolated for the crossover",
-						   name, elems_str(el, es, sizeof(es)), predicted);
+					bench_note(
+					    env->run, BENCH_FIT, NOTE_INFO,
+					    "%s: CPU not run at %s elements (it would take ~%.1f s "
+					    "each); extrapolated for the crossover",
+					    name, elems_str(el, es, sizeof(es)), predicted);
 					t[V_CPU][i] = predicted;
 					continue;
 				}
@@ -452,22 +460,26 @@ static int run_task(struct bench_env *env, struct bench_gpu *g, int task, const 
 				      "%s: counting transfers, the GPU wins from %s elements", name,
 				      elems_str(elems[x_with], e1, sizeof(e1)));
 		else
-			bench_summary(env->run, BENCH_FIT, key, NAN, "elements",
-				      "%s: counting transfers, the CPU is as fast or faster at every size "
-				      "up to %s elements%s",
-				      name, e2,
-				      task == 0 ? " (moving 12 bytes per element over PCIe costs more "
-						  "than the CPU's arithmetic)" : "");
+			bench_summary(
+			    env->run, BENCH_FIT, key, NAN, "elements",
+			    "%s: counting transfers, the CPU is as fast or faster at every size "
+			    "up to %s elements%s",
+			    name, e2,
+			    task == 0 ? " (moving 12 bytes per element over PCIe costs more "
+					"than the CPU's arithmetic)"
+				      : "");
 		str_fmt(key, sizeof(key), "%s_crossover_on_gpu_elements", tk);
 		if (x_without >= 0)
-			bench_summary(env->run, BENCH_FIT, key, elems[x_without], "elements",
-				      "%s: with the data already on the GPU, it wins from %s elements",
-				      name, elems_str(elems[x_without], e1, sizeof(e1)));
+			bench_summary(
+			    env->run, BENCH_FIT, key, elems[x_without], "elements",
+			    "%s: with the data already on the GPU, it wins from %s elements", name,
+			    elems_str(elems[x_without], e1, sizeof(e1)));
 		else
-			bench_summary(env->run, BENCH_FIT, key, NAN, "elements",
-				      "%s: even with the data on the GPU, the CPU is as fast or faster up "
-				      "to %s elements",
-				      name, e2);
+			bench_summary(
+			    env->run, BENCH_FIT, key, NAN, "elements",
+			    "%s: even with the data on the GPU, the CPU is as fast or faster up "
+			    "to %s elements",
+			    name, e2);
 	}
 	rc = 0;
 out:

@@ -26,8 +26,8 @@
 #include "gemm.h"
 
 #define WORKSPACE_BYTES (64u << 20)
-#define SEED_A 0x243f6a8885a308d3ull
-#define SEED_B 0x13198a2e03707344ull
+#define SEED_A          0x243f6a8885a308d3ull
+#define SEED_B          0x13198a2e03707344ull
 
 static const struct gemm_prec {
 	int prec;
@@ -44,12 +44,12 @@ static const struct gemm_prec {
 	 "fp32 in and out, CUDA cores"},
 	{PREC_TF32, LT_R_32F, LT_R_32F, LT_COMPUTE_32F_FAST_TF32, LT_R_32F, GV_F32, 4, 4, 5e-3, 0, 80,
 	 "fp32 in and out, tf32 tensor cores"},
-	{PREC_FP16, LT_R_16F, LT_R_16F, LT_COMPUTE_32F, LT_R_32F, GV_F16, 2, 2, 1e-4,
-	 1.0 / 1024, 70, "fp16 in and out, fp32 accumulate"},
-	{PREC_BF16, LT_R_16BF, LT_R_16BF, LT_COMPUTE_32F, LT_R_32F, GV_BF16, 2, 2, 1e-4,
-	 1.0 / 128, 80, "bf16 in and out, fp32 accumulate"},
-	{PREC_FP8, LT_R_8F_E4M3, LT_R_16BF, LT_COMPUTE_32F, LT_R_32F, GV_E4M3, 1, 2, 5e-3,
-	 1.0 / 128, 89, "fp8 e4m3 in, bf16 out, fp32 accumulate"},
+	{PREC_FP16, LT_R_16F, LT_R_16F, LT_COMPUTE_32F, LT_R_32F, GV_F16, 2, 2, 1e-4, 1.0 / 1024, 70,
+	 "fp16 in and out, fp32 accumulate"},
+	{PREC_BF16, LT_R_16BF, LT_R_16BF, LT_COMPUTE_32F, LT_R_32F, GV_BF16, 2, 2, 1e-4, 1.0 / 128, 80,
+	 "bf16 in and out, fp32 accumulate"},
+	{PREC_FP8, LT_R_8F_E4M3, LT_R_16BF, LT_COMPUTE_32F, LT_R_32F, GV_E4M3, 1, 2, 5e-3, 1.0 / 128,
+	 89, "fp8 e4m3 in, bf16 out, fp32 accumulate"},
 };
 
 /* ---- the plan ---------------------------------------------------------------------------- */
@@ -106,7 +106,8 @@ int gemm_plan_make(struct bench_env *env, struct bench_gpu *g, lt_handle h,
 	if (lt_err(env, st, "cublasLtMatmulAlgoGetHeuristic", g, e))
 		return -1;
 	for (i = 0; i < returned && i < GEMM_MAX_CANDIDATES; i++)
-		if (p->cand[i].state == CUBLAS_STATUS_SUCCESS && p->cand[i].workspace_size <= p->ws_bytes)
+		if (p->cand[i].state == CUBLAS_STATUS_SUCCESS &&
+		    p->cand[i].workspace_size <= p->ws_bytes)
 			p->cand[p->ncand++] = p->cand[i];
 	return 0;
 }
@@ -141,7 +142,8 @@ static int time_events(struct bench_env *env, struct bench_gpu *g, struct gemm_p
 			return -1;
 	if (bench_cu(env, cu->EventRecord(g->ev[1], p->s), "cuEventRecord", g, e) ||
 	    bench_cu(env, cu->EventSynchronize(g->ev[1]), "cuEventSynchronize", g, e) ||
-	    bench_cu(env, cu->EventElapsedTime(&ms, g->ev[0], g->ev[1]), "cuEventElapsedTime", g, e))
+	    bench_cu(env, cu->EventElapsedTime(&ms, g->ev[0], g->ev[1]), "cuEventElapsedTime", g,
+		     e))
 		return -1;
 	*per_op = ms / 1e3 / runs;
 	return 0;
@@ -290,9 +292,12 @@ static int verify_tn(struct bench_env *env, struct bench_gpu *g, const struct ge
 	pick_indexes(n, 0x5678, ci);
 	for (i = 0; i < VROWS; i++) {
 		/* TN: row m of op(A) is column m of the stored K x M matrix, contiguous */
-		if (bench_cu(env, cu->MemcpyDtoH(arows + rowb * i, p->a + rowb * ri[i], rowb), "cuMemcpyDtoH", g, e) ||
-		    bench_cu(env, cu->MemcpyDtoH(bcols + rowb * i, p->b + rowb * ci[i], rowb), "cuMemcpyDtoH", g, e) ||
-		    bench_cu(env, cu->MemcpyDtoH(ccols + colc * i, p->c + colc * ci[i], colc), "cuMemcpyDtoH", g, e))
+		if (bench_cu(env, cu->MemcpyDtoH(arows + rowb * i, p->a + rowb * ri[i], rowb),
+			     "cuMemcpyDtoH", g, e) ||
+		    bench_cu(env, cu->MemcpyDtoH(bcols + rowb * i, p->b + rowb * ci[i], rowb),
+			     "cuMemcpyDtoH", g, e) ||
+		    bench_cu(env, cu->MemcpyDtoH(ccols + colc * i, p->c + colc * ci[i], colc),
+			     "cuMemcpyDtoH", g, e))
 			goto out;
 	}
 	for (i = 0; i < VROWS; i++)
@@ -318,8 +323,8 @@ static int verify_tn(struct bench_env *env, struct bench_gpu *g, const struct ge
 	str_fmt(r->verify, sizeof(r->verify),
 		"%s: %d of %d entries within %.0e*sum|ab| + %.0e*|ref| of an fp64 CPU reference "
 		"(worst %.2f of its tolerance)",
-		bad ? "MISMATCH" : "ok", VROWS * VROWS - bad, VROWS * VROWS, pr->acc_eps, pr->out_eps,
-		worst);
+		bad ? "MISMATCH" : "ok", VROWS * VROWS - bad, VROWS * VROWS, pr->acc_eps,
+		pr->out_eps, worst);
 	rc = 0;
 out:
 	free(arows);
@@ -370,16 +375,18 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h, str
 
 		if (cc < pr->min_cc) {
 			bench_note(env->run, BENCH_GEMM, NOTE_SKIP,
-				   "GPU %d: %s needs compute capability %d.%d or later (this GPU is %d.%d)",
+				   "GPU %d: %s needs compute capability %d.%d or later (this GPU "
+				   "is %d.%d)",
 				   g->index, pname, pr->min_cc / 10, pr->min_cc % 10, g->cc_major,
 				   g->cc_minor);
 			continue;
 		}
 		for (si = 0; si < nsizes; si++) {
 			uint64_t n = sizes[si];
-			struct gemm_shape sh = {LT_OP_T, LT_OP_N, n, n, n, (int64_t)n, (int64_t)n,
-						(int64_t)n, pr->a_type, pr->c_type, pr->compute,
-						pr->scale_type};
+			struct gemm_shape sh = {LT_OP_T,    LT_OP_N,     n,
+						n,          n,           (int64_t)n,
+						(int64_t)n, (int64_t)n,  pr->a_type,
+						pr->c_type, pr->compute, pr->scale_type};
 			struct gemm_plan p;
 			struct gemm_op o = {env, g, &p};
 			struct bench_op op;
@@ -394,7 +401,8 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h, str
 			p.ws_bytes = WORKSPACE_BYTES;
 			p.s = g->s[0];
 			str_fmt(label, sizeof(label), "%s, %llu x %llu x %llu", pname,
-				(unsigned long long)n, (unsigned long long)n, (unsigned long long)n);
+				(unsigned long long)n, (unsigned long long)n,
+				(unsigned long long)n);
 			bench_progress(env, BENCH_GEMM, "GPU %d: %s", g->index, label);
 			if (gemm_plan_make(env, g, h, &sh, &p, e)) {
 				gemm_plan_free(env, &p);
@@ -403,12 +411,14 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h, str
 			if (p.ncand == 0) {
 				char one[24];
 
-				str_fmt(one, sizeof(one), "%s%llu", none[0] ? ", " : "", (unsigned long long)n);
+				str_fmt(one, sizeof(one), "%s%llu", none[0] ? ", " : "",
+					(unsigned long long)n);
 				str_append(none, one, sizeof(none));
 				gemm_plan_free(env, &p);
 				continue;
 			}
-			/* the operands, once the shape is known to run: random, rounded to the type */
+			/* the operands, once the shape is known to run: random, rounded to the type
+			 */
 			{
 				size_t need = (size_t)(n * n * 8);
 				uint64_t elems = n * n, sa = SEED_A, sb = SEED_B;
@@ -420,9 +430,12 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h, str
 					bench_dfree(env, &b);
 					bench_dfree(env, &c);
 					have = 0;
-					if (bench_dalloc(env, g, &a, need, "the GEMM matrices", e) ||
-					    bench_dalloc(env, g, &b, need, "the GEMM matrices", e) ||
-					    bench_dalloc(env, g, &c, need, "the GEMM matrices", e)) {
+					if (bench_dalloc(env, g, &a, need, "the GEMM matrices",
+							 e) ||
+					    bench_dalloc(env, g, &b, need, "the GEMM matrices",
+							 e) ||
+					    bench_dalloc(env, g, &c, need, "the GEMM matrices",
+							 e)) {
 						gemm_plan_free(env, &p);
 						goto out;
 					}
@@ -431,9 +444,12 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h, str
 				p.a = a;
 				p.b = b;
 				p.c = c;
-				if (bench_launch(env, g, K_FILL_GEMM, bench_grid(g, elems, 256), 256, g->s[0], fa, e) ||
-				    bench_launch(env, g, K_FILL_GEMM, bench_grid(g, elems, 256), 256, g->s[0], fb, e) ||
-				    bench_cu(env, env->cu->StreamSynchronize(g->s[0]), "cuStreamSynchronize", g, e)) {
+				if (bench_launch(env, g, K_FILL_GEMM, bench_grid(g, elems, 256),
+						 256, g->s[0], fa, e) ||
+				    bench_launch(env, g, K_FILL_GEMM, bench_grid(g, elems, 256),
+						 256, g->s[0], fb, e) ||
+				    bench_cu(env, env->cu->StreamSynchronize(g->s[0]),
+					     "cuStreamSynchronize", g, e)) {
 					gemm_plan_free(env, &p);
 					goto out;
 				}
@@ -450,24 +466,28 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h, str
 				gemm_plan_free(env, &p);
 				goto out;
 			}
-			r = bench_add_timed(env, BENCH_GEMM, pname, label, &tm, 2.0 * n * n * n, 1e12,
-					    "TFLOP/s", false, g);
+			r = bench_add_timed(env, BENCH_GEMM, pname, label, &tm, 2.0 * n * n * n,
+					    1e12, "TFLOP/s", false, g);
 			bench_timing_free(&tm);
 			r->size = (double)n;
 			str_copy(r->size_unit, "n", sizeof(r->size_unit));
 			largest = r;
 			str_copy(r->plot, "gemm-size", sizeof(r->plot));
 			str_fmt(r->series, sizeof(r->series), "GPU %d %s", g->index, pname);
-			str_fmt(r->config, sizeof(r->config), "%s; algorithm %d of %d timed (heuristic order)",
-				pr->what, p.best + 1, tried ? tried : 1);
-			peak = peak_flops(g->cc_major, g->cc_minor, g->sm_count, g->clock_mhz, pr->prec);
+			str_fmt(r->config, sizeof(r->config),
+				"%s; algorithm %d of %d timed (heuristic order)", pr->what,
+				p.best + 1, tried ? tried : 1);
+			peak = peak_flops(g->cc_major, g->cc_minor, g->sm_count, g->clock_mhz,
+					  pr->prec);
 			if (peak > 0) {
 				bool tensor = false;
-				int fma = peak_fma_per_clk_sm(g->cc_major, g->cc_minor, pr->prec, &tensor);
+				int fma = peak_fma_per_clk_sm(g->cc_major, g->cc_minor, pr->prec,
+							      &tensor);
 
 				r->peak = peak / 1e12;
-				str_fmt(r->peak_what, sizeof(r->peak_what), "%d SMs x %d MHz x %d %s FMA x 2",
-					g->sm_count, g->clock_mhz, fma, tensor ? "tensor" : "CUDA-core");
+				str_fmt(r->peak_what, sizeof(r->peak_what),
+					"%d SMs x %d MHz x %d %s FMA x 2", g->sm_count,
+					g->clock_mhz, fma, tensor ? "tensor" : "CUDA-core");
 			}
 			if (verify_tn(env, g, pr, &p, n, r, e)) {
 				gemm_plan_free(env, &p);
@@ -478,7 +498,8 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h, str
 		}
 		if (none[0])
 			bench_note(env->run, BENCH_GEMM, NOTE_SKIP,
-				   "GPU %d: cuBLASLt offers no %s algorithm at n = %s", g->index, pname, none);
+				   "GPU %d: cuBLASLt offers no %s algorithm at n = %s", g->index,
+				   pname, none);
 		/* the table shows each precision at the largest size measured */
 		if (largest)
 			largest->headline = true;
@@ -497,14 +518,16 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h, str
 					break;
 			if (si == (size_t)-1)
 				continue;
-			str_fmt(key, sizeof(key), "gpu%d_%s_over_fp32", g->index, peak_prec_name(x));
-			bench_summary(env->run, BENCH_GEMM, key, med[x][si] / med[PREC_FP32][si], "x",
+			str_fmt(key, sizeof(key), "gpu%d_%s_over_fp32", g->index,
+				peak_prec_name(x));
+			bench_summary(env->run, BENCH_GEMM, key, med[x][si] / med[PREC_FP32][si],
+				      "x",
 				      "GPU %d: %s is %.1fx fp32 at n=%llu (%.4g vs %.4g TFLOP/s)%s",
 				      g->index, peak_prec_name(x), med[x][si] / med[PREC_FP32][si],
 				      (unsigned long long)sizes[si], med[x][si], med[PREC_FP32][si],
 				      x == PREC_FP16 || x == PREC_BF16
-					      ? ": the guide's mixed-precision speed-up, measured"
-					      : "");
+					  ? ": the guide's mixed-precision speed-up, measured"
+					  : "");
 		}
 	}
 	rc = 0;

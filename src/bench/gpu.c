@@ -110,7 +110,8 @@ int bench_cu(struct bench_env *env, int rc, const char *call, const struct bench
 	else
 		err_set(e, EXIT_ERROR, "%s: %s (%s)", call, name, cuda_error_meaning(rc));
 	if (rc == CUDA_ERROR_OUT_OF_MEMORY)
-		err_hint(e, "another process may hold GPU memory ('gpuvet status'); or use a smaller --size");
+		err_hint(e, "another process may hold GPU memory ('gpuvet status'); or use a "
+			    "smaller --size");
 	else if (rc == CUDA_ERROR_ILLEGAL_ADDRESS || rc == CUDA_ERROR_LAUNCH_FAILED)
 		err_hint(e, "the GPU context is lost; run 'gpuvet doctor' and look for Xid errors");
 	return -1;
@@ -149,11 +150,13 @@ static int load_module(struct bench_env *env, struct bench_gpu *g, struct err *e
 		return 0;
 	g->mod = NULL;
 	log[sizeof(log) - 1] = '\0';
-	err_set(e, EXIT_UNAVAILABLE, "cannot load gpuvet's kernels on GPU %d (%s, sm_%d%d): %s (%s)%s%s",
-		g->index, g->name, g->cc_major, g->cc_minor, cuda_error_name(rc),
-		cuda_error_meaning(rc), log[0] ? ": " : "", str_trim(log));
-	err_hint(e, "rebuild gpuvet with a CUDA toolkit that knows this GPU and whose PTX this driver "
-		    "accepts ('gpuvet bench --list' shows what the binary holds)");
+	err_set(e, EXIT_UNAVAILABLE,
+		"cannot load gpuvet's kernels on GPU %d (%s, sm_%d%d): %s (%s)%s%s", g->index,
+		g->name, g->cc_major, g->cc_minor, cuda_error_name(rc), cuda_error_meaning(rc),
+		log[0] ? ": " : "", str_trim(log));
+	err_hint(e,
+		 "rebuild gpuvet with a CUDA toolkit that knows this GPU and whose PTX this driver "
+		 "accepts ('gpuvet bench --list' shows what the binary holds)");
 	return -1;
 }
 
@@ -200,15 +203,17 @@ int bench_gpu_open(struct bench_env *env, struct bench_gpu *g, struct err *e)
 				       kernel_names[i], cuda_error_name(rc));
 	}
 	for (i = 0; i < 2; i++)
-		if (bench_cu(env, cu->StreamCreate(&g->s[i], CU_STREAM_NON_BLOCKING), "cuStreamCreate",
-			     g, e))
+		if (bench_cu(env, cu->StreamCreate(&g->s[i], CU_STREAM_NON_BLOCKING),
+			     "cuStreamCreate", g, e))
 			return -1;
 	for (i = 0; i < 4; i++)
-		if (bench_cu(env, cu->EventCreate(&g->ev[i], CU_EVENT_DEFAULT), "cuEventCreate", g, e))
+		if (bench_cu(env, cu->EventCreate(&g->ev[i], CU_EVENT_DEFAULT), "cuEventCreate", g,
+			     e))
 			return -1;
-	if (bench_cu(env,
-		     cu->MemHostAlloc(&gate, 64, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP),
-		     "cuMemHostAlloc", g, e))
+	if (bench_cu(
+		env,
+		cu->MemHostAlloc(&gate, 64, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP),
+		"cuMemHostAlloc", g, e))
 		return -1;
 	memset(gate, 0, 64);
 	g->gate = gate;
@@ -266,7 +271,8 @@ int bench_dalloc(struct bench_env *env, struct bench_gpu *g, cu_ptr *p, size_t b
 	err_set(e, rc == CUDA_ERROR_OUT_OF_MEMORY ? EXIT_UNAVAILABLE : EXIT_ERROR,
 		"cannot allocate %s of GPU memory on GPU %d for %s: %s (%s)", sz, g->index, what,
 		cuda_error_name(rc), cuda_error_meaning(rc));
-	err_hint(e, "use a smaller --size, or free the memory other processes hold ('gpuvet status')");
+	err_hint(e,
+		 "use a smaller --size, or free the memory other processes hold ('gpuvet status')");
 	return -1;
 }
 
@@ -318,8 +324,8 @@ int bench_blocks_per_sm(struct bench_env *env, struct bench_gpu *g, int kernel, 
 	int n = 0;
 
 	if (!env->cu->OccupancyMaxActiveBlocksPerMultiprocessor ||
-	    env->cu->OccupancyMaxActiveBlocksPerMultiprocessor(&n, g->fn->f[kernel], (int)block, 0) !=
-		    CUDA_SUCCESS ||
+	    env->cu->OccupancyMaxActiveBlocksPerMultiprocessor(&n, g->fn->f[kernel], (int)block,
+							       0) != CUDA_SUCCESS ||
 	    n <= 0)
 		n = g->max_threads_sm / (int)block;
 	return n > 0 ? n : 1;
@@ -369,8 +375,8 @@ int bench_run_verifier(struct bench_env *env, struct bench_gpu *g, int kernel, u
 	args[nargs] = &pbad;
 	args[nargs + 1] = &pfirst;
 	if (bench_cu(env, cu->MemsetD32Async(pbad, 0, 2, g->s[0]), "cuMemsetD32Async", g, e) ||
-	    bench_cu(env, cu->MemsetD32Async(pfirst, 0xffffffffu, 2, g->s[0]), "cuMemsetD32Async", g,
-		     e))
+	    bench_cu(env, cu->MemsetD32Async(pfirst, 0xffffffffu, 2, g->s[0]), "cuMemsetD32Async",
+		     g, e))
 		return -1;
 	if (bench_launch(env, g, kernel, grid, 256, g->s[0], args, e) || sync0(env, g, e))
 		return -1;
@@ -488,7 +494,8 @@ static int sync_all(struct bench_env *env, const struct bench_op *op, struct err
 
 		if (jg != op->g && bench_use(env, jg, e))
 			return -1;
-		rc = bench_cu(env, env->cu->StreamSynchronize(op->join[j]), "cuStreamSynchronize", jg, e);
+		rc = bench_cu(env, env->cu->StreamSynchronize(op->join[j]), "cuStreamSynchronize",
+			      jg, e);
 		if (jg != op->g && bench_use(env, op->g, rc ? NULL : e))
 			return -1;
 		if (rc)
@@ -534,8 +541,8 @@ static int run_batch(struct bench_env *env, const struct bench_op *op, int k, bo
 
 		if (jg != g && bench_use(env, jg, e))
 			goto fail;
-		if (bench_cu(env, cu->StreamWaitEvent(op->join[j], g->ev[0], 0), "cuStreamWaitEvent",
-			     jg, e))
+		if (bench_cu(env, cu->StreamWaitEvent(op->join[j], g->ev[0], 0),
+			     "cuStreamWaitEvent", jg, e))
 			goto fail;
 		if (jg != g && bench_use(env, g, e))
 			goto fail;
@@ -562,7 +569,8 @@ static int run_batch(struct bench_env *env, const struct bench_op *op, int k, bo
 		__atomic_store_n(&g->gate[0], 1, __ATOMIC_SEQ_CST);
 	if (bench_cu(env, cu->EventSynchronize(g->ev[1]), "cuEventSynchronize", g, e))
 		return -1;
-	if (bench_cu(env, cu->EventElapsedTime(&ms, g->ev[0], g->ev[1]), "cuEventElapsedTime", g, e))
+	if (bench_cu(env, cu->EventElapsedTime(&ms, g->ev[0], g->ev[1]), "cuEventElapsedTime", g,
+		     e))
 		return -1;
 	if (gated && __atomic_load_n(&g->gate[1], __ATOMIC_SEQ_CST))
 		*gate_timed_out = true;
@@ -636,7 +644,8 @@ int bench_time(struct bench_env *env, const struct bench_op *op, struct bench_ti
 	tm->batch = batch;
 	tm->t_start_s = bench_now(env);
 	for (s = 0; s < nsamples; s++) {
-		/* on failure the samples are dropped here: callers only free a timing that worked */
+		/* on failure the samples are dropped here: callers only free a timing that worked
+		 */
 		if (bench_stopped(env)) {
 			bench_timing_free(tm);
 			return bench_interrupted(e);
@@ -677,7 +686,8 @@ struct bench_result *bench_add_timed(struct bench_env *env, int family, const ch
 	if (g) {
 		r->gpu = g->index;
 		if (g->nvml_index >= 0) {
-			bench_sensors_window(env->sensors, g->nvml_index, tm->t_start_s, tm->t_end_s, &w);
+			bench_sensors_window(env->sensors, g->nvml_index, tm->t_start_s,
+					     tm->t_end_s, &w);
 			r->clock_sm_mhz = w.clock_sm_avg;
 			r->clock_sm_min_mhz = w.clock_sm_min;
 			r->power_w = w.power_avg;

@@ -48,8 +48,8 @@ static int launch_run(void *arg, struct err *e)
 		return bench_cu(env, env->cu->StreamSynchronize(o->g->s[0]), "cuStreamSynchronize",
 				o->g, e);
 	default:
-		if (bench_cu(env, env->cu->MemcpyDtoH(&v, o->counter, sizeof(v)), "cuMemcpyDtoH", o->g,
-			     e))
+		if (bench_cu(env, env->cu->MemcpyDtoH(&v, o->counter, sizeof(v)), "cuMemcpyDtoH",
+			     o->g, e))
 			return -1;
 		o->reads++;
 		if (v != o->expect)
@@ -64,9 +64,9 @@ static int launch_gpu(struct bench_env *env, struct bench_gpu *g, struct err *e)
 		int mode;
 		const char *test, *label;
 	} tests[] = {
-		{MODE_LAUNCH, "launch", "kernel launch, back to back"},
-		{MODE_ROUNDTRIP, "launch_sync", "launch + synchronize round trip"},
-		{MODE_READ4, "dtoh_4b", "4-byte device->host read (a sync point)"},
+	    {MODE_LAUNCH, "launch", "kernel launch, back to back"},
+	    {MODE_ROUNDTRIP, "launch_sync", "launch + synchronize round trip"},
+	    {MODE_READ4, "dtoh_4b", "4-byte device->host read (a sync point)"},
 	};
 	struct launch_op o;
 	uint64_t count = 0;
@@ -110,17 +110,21 @@ static int launch_gpu(struct bench_env *env, struct bench_gpu *g, struct err *e)
 			str_fmt(r->config, sizeof(r->config), "%.0f launches/s, %d per sample",
 				r->median > 0 ? 1e6 / r->median : 0, tm.batch);
 		else if (o.mode == MODE_ROUNDTRIP)
-			str_copy(r->config, "cuLaunchKernel + cuStreamSynchronize", sizeof(r->config));
+			str_copy(r->config, "cuLaunchKernel + cuStreamSynchronize",
+				 sizeof(r->config));
 		else
 			str_copy(r->config, "cuMemcpyDtoH to pageable memory", sizeof(r->config));
 		bench_timing_free(&tm);
 		if (o.mode == MODE_READ4) {
 			r->verified = o.bad_reads == 0 ? VERIFY_OK : VERIFY_FAILED;
-			str_fmt(r->verify, sizeof(r->verify), "%llu of %llu reads returned the counter",
-				(unsigned long long)(o.reads - o.bad_reads), (unsigned long long)o.reads);
+			str_fmt(r->verify, sizeof(r->verify),
+				"%llu of %llu reads returned the counter",
+				(unsigned long long)(o.reads - o.bad_reads),
+				(unsigned long long)o.reads);
 			continue;
 		}
-		if (bench_cu(env, env->cu->StreamSynchronize(g->s[0]), "cuStreamSynchronize", g, e) ||
+		if (bench_cu(env, env->cu->StreamSynchronize(g->s[0]), "cuStreamSynchronize", g,
+			     e) ||
 		    bench_cu(env, env->cu->MemcpyDtoH(&count, o.counter, sizeof(count)),
 			     "cuMemcpyDtoH", g, e))
 			goto out;

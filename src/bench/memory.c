@@ -28,12 +28,12 @@ static const char *const variant_names[4] = {"gs4", "gs8", "bt4", "bt8"};
 static const int variant_unroll[4] = {4, 8, 4, 8};
 static const int first_kernel[4] = {K_COPY_GS4, K_READ_GS4, K_WRITE_GS4, K_TRIAD_GS4};
 
-#define SEED_SRC 0x6a09e667f3bcc908ull
-#define SEED_B 0xbb67ae8584caa73bull
-#define SEED_C 0x3c6ef372fe94f82bull
-#define WRITE_SEED 0xa54ff53au
+#define SEED_SRC    0x6a09e667f3bcc908ull
+#define SEED_B      0xbb67ae8584caa73bull
+#define SEED_C      0x3c6ef372fe94f82bull
+#define WRITE_SEED  0xa54ff53au
 #define TRIAD_SCALE 3.0f
-#define BLOCK 256
+#define BLOCK       256
 
 struct mem_op {
 	struct bench_env *env;
@@ -42,8 +42,8 @@ struct mem_op {
 	int variant;
 	unsigned grid;
 	cu_ptr a, b, c;
-	cu_ptr sum;	/* read: accumulated sum of every run */
-	size_t n16;	/* 16-byte elements */
+	cu_ptr sum; /* read: accumulated sum of every run */
+	size_t n16; /* 16-byte elements */
 	uint64_t runs;
 };
 
@@ -92,12 +92,14 @@ static unsigned variant_grid(struct bench_env *env, struct bench_gpu *g, int op,
 
 	if (v < 2) /* grid-stride: a persistent grid of resident blocks */
 		return (unsigned)(g->sm_count * bench_blocks_per_sm(env, g, k, BLOCK));
-	return (unsigned)((n + (size_t)BLOCK * variant_unroll[v] - 1) / ((size_t)BLOCK * variant_unroll[v]));
+	return (unsigned)((n + (size_t)BLOCK * variant_unroll[v] - 1) /
+			  ((size_t)BLOCK * variant_unroll[v]));
 }
 
 static int zero(struct bench_env *env, struct bench_gpu *g, cu_ptr p, size_t bytes, struct err *e)
 {
-	if (bench_cu(env, env->cu->MemsetD32Async(p, 0, bytes / 4, g->s[0]), "cuMemsetD32Async", g, e))
+	if (bench_cu(env, env->cu->MemsetD32Async(p, 0, bytes / 4, g->s[0]), "cuMemsetD32Async", g,
+		     e))
 		return -1;
 	return bench_cu(env, env->cu->StreamSynchronize(g->s[0]), "cuStreamSynchronize", g, e);
 }
@@ -175,8 +177,9 @@ static int verify_result(struct bench_env *env, struct mem_op *o, struct bench_r
 			return -1;
 		bad = got != read_ref * o->runs;
 		str_fmt(r->verify, sizeof(r->verify),
-			"%s: sum over %llu runs %s the reference sum x runs", bad ? "MISMATCH" : "ok",
-			(unsigned long long)o->runs, bad ? "differs from" : "equals");
+			"%s: sum over %llu runs %s the reference sum x runs",
+			bad ? "MISMATCH" : "ok", (unsigned long long)o->runs,
+			bad ? "differs from" : "equals");
 		break;
 	}
 	case OP_WRITE: {
@@ -186,15 +189,16 @@ static int verify_result(struct bench_env *env, struct mem_op *o, struct bench_r
 		if (bench_run_verifier(env, g, K_VERIFY_STREAM, bench_grid(g, words, 256), args, 3,
 				       &bad, &first, e))
 			return -1;
-		str_fmt(r->verify, sizeof(r->verify), "%s: every word compared", bad ? "MISMATCH" : "ok");
+		str_fmt(r->verify, sizeof(r->verify), "%s: every word compared",
+			bad ? "MISMATCH" : "ok");
 		break;
 	}
 	default: {
 		float s = TRIAD_SCALE;
 		void *args[] = {&o->a, &o->b, &o->c, &s, &words};
 
-		if (bench_run_verifier(env, g, K_VERIFY_TRIAD, bench_grid(g, words, 256), args, 5, &bad,
-				       &first, e))
+		if (bench_run_verifier(env, g, K_VERIFY_TRIAD, bench_grid(g, words, 256), args, 5,
+				       &bad, &first, e))
 			return -1;
 		str_fmt(r->verify, sizeof(r->verify), "%s: every element recomputed",
 			bad ? "MISMATCH" : "ok");
@@ -223,8 +227,10 @@ static int prepare(struct bench_env *env, struct mem_op *o, struct err *e)
 		uint64_t sb = SEED_B, sc = SEED_C;
 		void *ab[] = {&o->b, &words, &sb}, *ac[] = {&o->c, &words, &sc};
 
-		if (bench_launch(env, g, K_FILL_UNIT_F32, bench_grid(g, words, 256), 256, g->s[0], ab, e) ||
-		    bench_launch(env, g, K_FILL_UNIT_F32, bench_grid(g, words, 256), 256, g->s[0], ac, e))
+		if (bench_launch(env, g, K_FILL_UNIT_F32, bench_grid(g, words, 256), 256, g->s[0],
+				 ab, e) ||
+		    bench_launch(env, g, K_FILL_UNIT_F32, bench_grid(g, words, 256), 256, g->s[0],
+				 ac, e))
 			return -1;
 		return zero(env, g, o->a, o->n16 * 16, e);
 	}
@@ -253,8 +259,10 @@ static int measure(struct bench_env *env, struct mem_op *o, const char *test, co
 		void *args[] = {&o->b, &words, &o->sum};
 
 		/* the reference: a word-at-a-time sum, another kernel */
-		if (bench_launch(env, g, K_SUM_U32, bench_grid(g, words, 256), 256, g->s[0], args, e) ||
-		    bench_cu(env, env->cu->StreamSynchronize(g->s[0]), "cuStreamSynchronize", g, e) ||
+		if (bench_launch(env, g, K_SUM_U32, bench_grid(g, words, 256), 256, g->s[0], args,
+				 e) ||
+		    bench_cu(env, env->cu->StreamSynchronize(g->s[0]), "cuStreamSynchronize", g,
+			     e) ||
 		    bench_cu(env, env->cu->MemcpyDtoH(&read_ref, o->sum, 8), "cuMemcpyDtoH", g, e))
 			return -1;
 	}
@@ -285,7 +293,10 @@ static int measure(struct bench_env *env, struct mem_op *o, const char *test, co
 		str_copy(r->config, "cuMemcpyDtoDAsync", sizeof(r->config));
 	else
 		str_fmt(r->config, sizeof(r->config), "kernel %s_%s, %u blocks of %d",
-			o->op == OP_COPY ? "copy" : o->op == OP_READ ? "read" : o->op == OP_WRITE ? "write" : "triad",
+			o->op == OP_COPY    ? "copy"
+			: o->op == OP_READ  ? "read"
+			: o->op == OP_WRITE ? "write"
+					    : "triad",
 			variant_names[o->variant], o->grid, BLOCK);
 	if (plot) {
 		str_copy(r->plot, plot, sizeof(r->plot));
@@ -305,11 +316,11 @@ static int memory_gpu(struct bench_env *env, struct bench_gpu *g, struct err *e)
 		int op;
 		const char *test, *label;
 	} tests[] = {
-		{OP_COPY, "copy_kernel", "copy, our kernel"},
-		{OP_MEMCPY, "copy_driver", "copy, driver (cuMemcpyDtoD)"},
-		{OP_READ, "read_kernel", "read, our kernel"},
-		{OP_WRITE, "write_kernel", "write, our kernel"},
-		{OP_TRIAD, "triad_kernel", "triad a=b+s*c, our kernel"},
+	    {OP_COPY, "copy_kernel", "copy, our kernel"},
+	    {OP_MEMCPY, "copy_driver", "copy, driver (cuMemcpyDtoD)"},
+	    {OP_READ, "read_kernel", "read, our kernel"},
+	    {OP_WRITE, "write_kernel", "write, our kernel"},
+	    {OP_TRIAD, "triad_kernel", "triad a=b+s*c, our kernel"},
 	};
 	struct mem_op o;
 	uint64_t size = env->opt.size_bytes ? env->opt.size_bytes : BENCH_DEFAULT_SIZE;
@@ -333,16 +344,18 @@ static int memory_gpu(struct bench_env *env, struct bench_gpu *g, struct err *e)
 		char fb[32];
 
 		bench_size_str((double)free_b, fb, sizeof(fb));
-		return err_set(e, EXIT_USAGE,
-			       "--size %s does not fit: memory needs 3 buffers of it and GPU %d has %s "
-			       "free",
-			       sz, g->index, fb);
+		return err_set(
+		    e, EXIT_USAGE,
+		    "--size %s does not fit: memory needs 3 buffers of it and GPU %d has %s "
+		    "free",
+		    sz, g->index, fb);
 	}
 	if (g->l2_bytes > 0 && (double)size < 8.0 * g->l2_bytes)
-		bench_note(env->run, BENCH_MEMORY, NOTE_WARN,
-			   "GPU %d: buffers of %s are under 8x the %d MiB L2: part of the traffic is "
-			   "served by the cache",
-			   g->index, sz, g->l2_bytes >> 20);
+		bench_note(
+		    env->run, BENCH_MEMORY, NOTE_WARN,
+		    "GPU %d: buffers of %s are under 8x the %d MiB L2: part of the traffic is "
+		    "served by the cache",
+		    g->index, sz, g->l2_bytes >> 20);
 	if (bench_dalloc(env, g, &o.a, size, "the memory buffers", e) ||
 	    bench_dalloc(env, g, &o.b, size, "the memory buffers", e) ||
 	    bench_dalloc(env, g, &o.c, size, "the memory buffers", e) ||
@@ -360,7 +373,8 @@ static int memory_gpu(struct bench_env *env, struct bench_gpu *g, struct err *e)
 		str_fmt(series, sizeof(series), "GPU %d %s", g->index,
 			o.op == OP_COPY ? "copy kernel" : "driver copy");
 		if (measure(env, &o, tests[i].test, tests[i].label, true, (double)size,
-			    (o.op == OP_COPY || o.op == OP_MEMCPY) ? "memory-size" : NULL, series, &r, e))
+			    (o.op == OP_COPY || o.op == OP_MEMCPY) ? "memory-size" : NULL, series,
+			    &r, e))
 			goto out;
 		r->headline = true;
 		if (o.op == OP_COPY)
@@ -368,7 +382,8 @@ static int memory_gpu(struct bench_env *env, struct bench_gpu *g, struct err *e)
 	}
 	/* the sweep: copy kernel and driver copy from L2-sized buffers up */
 	{
-		static const double sizes_full[] = {1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20};
+		static const double sizes_full[] = {1 << 20, 4 << 20, 16 << 20, 64 << 20,
+						    256 << 20};
 		static const double sizes_quick[] = {4 << 20, 64 << 20};
 		const double *sizes = env->opt.quick ? sizes_quick : sizes_full;
 		size_t nsizes = env->opt.quick ? ARRAY_SIZE(sizes_quick) : ARRAY_SIZE(sizes_full);
@@ -389,11 +404,11 @@ static int memory_gpu(struct bench_env *env, struct bench_gpu *g, struct err *e)
 				o.grid = variant_grid(env, g, OP_COPY, copy_variant, o.n16);
 				str_fmt(series, sizeof(series), "GPU %d %s", g->index,
 					pass ? "driver copy" : "copy kernel");
-				str_fmt(label, sizeof(label), "%s, %s", pass ? "driver copy" : "copy kernel",
-					ssz);
+				str_fmt(label, sizeof(label), "%s, %s",
+					pass ? "driver copy" : "copy kernel", ssz);
 				bench_progress(env, BENCH_MEMORY, "GPU %d: %s", g->index, label);
-				if (measure(env, &o, pass ? "copy_driver" : "copy_kernel", label, false,
-					    sizes[s], "memory-size", series, &r, e))
+				if (measure(env, &o, pass ? "copy_driver" : "copy_kernel", label,
+					    false, sizes[s], "memory-size", series, &r, e))
 					goto out;
 			}
 		}

@@ -27,7 +27,7 @@ struct p2p {
 	struct bench_env *env;
 	struct bench_gpu *a, *b;
 	cu_ptr *src, *dst; /* per selected GPU */
-	int ia, ib;	   /* indexes into env->gpus */
+	int ia, ib;        /* indexes into env->gpus */
 	int kind;
 	size_t bytes;
 	unsigned grid;
@@ -47,23 +47,27 @@ static int p2p_run(void *arg, struct err *e)
 
 	switch (p->kind) {
 	case P_PEER: /* on a's stream: a pushes into b */
-		return bench_cu(env, cu->MemcpyPeerAsync(dst, p->b->ctx, src, p->a->ctx, p->bytes, p->a->s[0]),
-				"cuMemcpyPeerAsync", p->a, e);
+		return bench_cu(
+		    env, cu->MemcpyPeerAsync(dst, p->b->ctx, src, p->a->ctx, p->bytes, p->a->s[0]),
+		    "cuMemcpyPeerAsync", p->a, e);
 	case P_READ: /* on b's stream: b pulls from a */
-		return bench_cu(env, cu->MemcpyPeerAsync(dst, p->b->ctx, src, p->a->ctx, p->bytes, p->b->s[0]),
-				"cuMemcpyPeerAsync", p->b, e);
+		return bench_cu(
+		    env, cu->MemcpyPeerAsync(dst, p->b->ctx, src, p->a->ctx, p->bytes, p->b->s[0]),
+		    "cuMemcpyPeerAsync", p->b, e);
 	case P_BIDIR: {
 		int rc;
 
-		if (bench_cu(env, cu->MemcpyPeerAsync(dst, p->b->ctx, src, p->a->ctx, p->bytes, p->a->s[0]),
-			     "cuMemcpyPeerAsync", p->a, e))
+		if (bench_cu(
+			env,
+			cu->MemcpyPeerAsync(dst, p->b->ctx, src, p->a->ctx, p->bytes, p->a->s[0]),
+			"cuMemcpyPeerAsync", p->a, e))
 			return -1;
 		/* the other direction on b's stream, with b's context current */
 		if (bench_use(env, p->b, e))
 			return -1;
 		rc = bench_cu(env,
-			      cu->MemcpyPeerAsync(p->dst[p->ia], p->a->ctx, p->src[p->ib], p->b->ctx,
-						  p->bytes, p->b->s[0]),
+			      cu->MemcpyPeerAsync(p->dst[p->ia], p->a->ctx, p->src[p->ib],
+						  p->b->ctx, p->bytes, p->b->s[0]),
 			      "cuMemcpyPeerAsync", p->b, e);
 		if (bench_use(env, p->a, rc ? NULL : e))
 			return -1;
@@ -78,8 +82,8 @@ static int p2p_run(void *arg, struct err *e)
 	}
 }
 
-static double pair_peak(const struct bench_gpu *a, const struct bench_gpu *b, bool p2p,
-			char *what, size_t n)
+static double pair_peak(const struct bench_gpu *a, const struct bench_gpu *b, bool p2p, char *what,
+			size_t n)
 {
 	if (p2p && a->nvlink_links > 0 && b->nvlink_links > 0) {
 		int links = a->nvlink_links < b->nvlink_links ? a->nvlink_links : b->nvlink_links;
@@ -117,9 +121,12 @@ static int clear_and_check(struct p2p *p, bool check, uint64_t *bad, struct err 
 		if (bench_use(env, g, e))
 			return -1;
 		if (!check) {
-			if (bench_cu(env, env->cu->MemsetD32Async(p->dst[idx[k]], 0, p->bytes / 4, g->s[0]),
-				     "cuMemsetD32Async", g, e) ||
-			    bench_cu(env, env->cu->StreamSynchronize(g->s[0]), "cuStreamSynchronize", g, e))
+			if (bench_cu(
+				env,
+				env->cu->MemsetD32Async(p->dst[idx[k]], 0, p->bytes / 4, g->s[0]),
+				"cuMemsetD32Async", g, e) ||
+			    bench_cu(env, env->cu->StreamSynchronize(g->s[0]),
+				     "cuStreamSynchronize", g, e))
 				return -1;
 			continue;
 		}
@@ -132,8 +139,8 @@ static int clear_and_check(struct p2p *p, bool check, uint64_t *bad, struct err 
 	return 0;
 }
 
-static int one(struct p2p *p, int kind, bool p2p_on, size_t bytes, bool latency,
-	       const char *test, const char *label, bool headline, bool sweep, struct err *e)
+static int one(struct p2p *p, int kind, bool p2p_on, size_t bytes, bool latency, const char *test,
+	       const char *label, bool headline, bool sweep, struct err *e)
 {
 	struct bench_env *env = p->env;
 	struct bench_gpu *timed = kind == P_READ ? p->b : p->a;
@@ -146,11 +153,13 @@ static int one(struct p2p *p, int kind, bool p2p_on, size_t bytes, bool latency,
 	p->kind = kind;
 	p->bytes = bytes;
 	bench_size_str((double)bytes, sz, sizeof(sz));
-	bench_progress(env, BENCH_P2P, "GPU %d -> GPU %d: %s, %s", p->a->index, p->b->index, label, sz);
+	bench_progress(env, BENCH_P2P, "GPU %d -> GPU %d: %s, %s", p->a->index, p->b->index, label,
+		       sz);
 	if (clear_and_check(p, false, &bad, e))
 		return -1;
 	if (kind == P_SM)
-		p->grid = (unsigned)(p->a->sm_count * bench_blocks_per_sm(env, p->a, K_COPY_GS8, 256));
+		p->grid =
+		    (unsigned)(p->a->sm_count * bench_blocks_per_sm(env, p->a, K_COPY_GS8, 256));
 	if (bench_use(env, timed, e))
 		return -1;
 	memset(&op, 0, sizeof(op));
@@ -170,7 +179,8 @@ static int one(struct p2p *p, int kind, bool p2p_on, size_t bytes, bool latency,
 		r = bench_add_timed(env, BENCH_P2P, test, label, &tm, 0, 1e-6, "us", true, timed);
 	else
 		r = bench_add_timed(env, BENCH_P2P, test, label, &tm,
-				    (double)bytes * (kind == P_BIDIR ? 2 : 1), 1e9, "GB/s", false, timed);
+				    (double)bytes * (kind == P_BIDIR ? 2 : 1), 1e9, "GB/s", false,
+				    timed);
 	bench_timing_free(&tm);
 	r->gpu = p->a->index;
 	r->peer = p->b->index;
@@ -229,7 +239,8 @@ int bench_p2p_run(struct bench_env *env, struct err *e)
 	bool *can = NULL, any_on = false;
 
 	if (n < 2) {
-		bench_note(env->run, BENCH_P2P, NOTE_SKIP, "GPU<->GPU needs two GPUs; %d selected", n);
+		bench_note(env->run, BENCH_P2P, NOTE_SKIP, "GPU<->GPU needs two GPUs; %d selected",
+			   n);
 		return 0;
 	}
 	size &= ~(uint64_t)255;
@@ -245,15 +256,16 @@ int bench_p2p_run(struct bench_env *env, struct err *e)
 	for (ia = 0; ia < n; ia++) {
 		struct bench_gpu *g = &env->gpus[ia];
 
-		if (bench_use(env, g, e) || bench_dalloc(env, g, &p.src[ia], size, "the P2P buffers", e) ||
+		if (bench_use(env, g, e) ||
+		    bench_dalloc(env, g, &p.src[ia], size, "the P2P buffers", e) ||
 		    bench_dalloc(env, g, &p.dst[ia], size, "the P2P buffers", e) ||
 		    bench_fill_u32(env, g, p.src[ia], size / 4, seed_of(ia), e))
 			goto out;
 		for (ib = 0; ib < n; ib++) {
 			int v = 0;
 
-			if (ib != ia && env->cu->DeviceCanAccessPeer(&v, g->dev, env->gpus[ib].dev) ==
-						CUDA_SUCCESS)
+			if (ib != ia && env->cu->DeviceCanAccessPeer(
+					    &v, g->dev, env->gpus[ib].dev) == CUDA_SUCCESS)
 				can[ia * n + ib] = v != 0;
 		}
 	}
@@ -268,10 +280,10 @@ int bench_p2p_run(struct bench_env *env, struct err *e)
 			p.b = &env->gpus[ib];
 			p.ia = ia;
 			p.ib = ib;
-			if (one(&p, P_PEER, false, off_size, false, "copy_p2p_off", "copy, P2P off (via host)",
-				true, false, e) ||
-			    one(&p, P_PEER, false, 4, true, "latency_p2p_off", "4-byte copy latency, P2P off",
-				true, false, e))
+			if (one(&p, P_PEER, false, off_size, false, "copy_p2p_off",
+				"copy, P2P off (via host)", true, false, e) ||
+			    one(&p, P_PEER, false, 4, true, "latency_p2p_off",
+				"4-byte copy latency, P2P off", true, false, e))
 				goto out;
 		}
 	for (ia = 0; ia < n; ia++)
@@ -279,9 +291,10 @@ int bench_p2p_run(struct bench_env *env, struct err *e)
 			if (ia == ib)
 				continue;
 			if (!can[ia * n + ib]) {
-				bench_note(env->run, BENCH_P2P, NOTE_INFO,
-					   "GPU %d cannot access GPU %d's memory directly: no P2P path",
-					   env->gpus[ia].index, env->gpus[ib].index);
+				bench_note(
+				    env->run, BENCH_P2P, NOTE_INFO,
+				    "GPU %d cannot access GPU %d's memory directly: no P2P path",
+				    env->gpus[ia].index, env->gpus[ib].index);
 				continue;
 			}
 			if (set_peer(env, &env->gpus[ia], &env->gpus[ib], true, e))
@@ -298,17 +311,18 @@ int bench_p2p_run(struct bench_env *env, struct err *e)
 			p.b = &env->gpus[ib];
 			p.ia = ia;
 			p.ib = ib;
-			if (one(&p, P_PEER, true, size, false, "write_ce", "write, copy engine, P2P on", true,
-				true, e) ||
+			if (one(&p, P_PEER, true, size, false, "write_ce",
+				"write, copy engine, P2P on", true, true, e) ||
 			    (can[ib * n + ia] &&
-			     one(&p, P_READ, true, size, false, "read_ce", "read, copy engine, P2P on", true,
-				 false, e)) ||
-			    (bidir && one(&p, P_BIDIR, true, size, false, "bidir_ce",
-					  "both ways at once, copy engines, P2P on", true, false, e)) ||
-			    one(&p, P_SM, true, size, false, "write_sm", "write, SM copy kernel, P2P on",
-				true, false, e) ||
-			    one(&p, P_PEER, true, 4, true, "latency_p2p_on", "4-byte copy latency, P2P on",
-				true, false, e))
+			     one(&p, P_READ, true, size, false, "read_ce",
+				 "read, copy engine, P2P on", true, false, e)) ||
+			    (bidir &&
+			     one(&p, P_BIDIR, true, size, false, "bidir_ce",
+				 "both ways at once, copy engines, P2P on", true, false, e)) ||
+			    one(&p, P_SM, true, size, false, "write_sm",
+				"write, SM copy kernel, P2P on", true, false, e) ||
+			    one(&p, P_PEER, true, 4, true, "latency_p2p_on",
+				"4-byte copy latency, P2P on", true, false, e))
 				goto out;
 			/* the size sweep, for the first pair only unless there are just two GPUs */
 			if (n == 2 || (ia == 0 && ib == 1)) {
@@ -318,8 +332,9 @@ int bench_p2p_run(struct bench_env *env, struct err *e)
 				size_t ns = env->opt.quick ? ARRAY_SIZE(quick) : ARRAY_SIZE(full);
 
 				for (i = 0; i < ns && sizes[i] < (double)size; i++)
-					if (one(&p, P_PEER, true, (size_t)sizes[i], false, "write_ce",
-						"write, copy engine, P2P on", false, true, e))
+					if (one(&p, P_PEER, true, (size_t)sizes[i], false,
+						"write_ce", "write, copy engine, P2P on", false,
+						true, e))
 						goto out;
 			}
 		}

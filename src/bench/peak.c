@@ -21,12 +21,12 @@ static const struct {
 	int fma[PREC_COUNT];
 	bool fp64_tensor;
 } fma_table[] = {
-	{7, 0, {32, 64, 0, 512, 0, 0}, false},		/* V100 */
-	{7, 5, {2, 64, 0, 512, 0, 0}, false},		/* T4, Turing */
-	{8, 0, {64, 64, 512, 1024, 1024, 0}, true},	/* A100 */
-	{8, 6, {2, 128, 256, 512, 512, 0}, false},	/* A10, A40, Ampere GA10x */
-	{8, 7, {2, 128, 256, 512, 512, 0}, false},	/* Orin */
-	{8, 9, {2, 128, 256, 512, 512, 1024}, false},	/* L4, L40S, Ada */
+	{7, 0, {32, 64, 0, 512, 0, 0}, false},            /* V100 */
+	{7, 5, {2, 64, 0, 512, 0, 0}, false},             /* T4, Turing */
+	{8, 0, {64, 64, 512, 1024, 1024, 0}, true},       /* A100 */
+	{8, 6, {2, 128, 256, 512, 512, 0}, false},        /* A10, A40, Ampere GA10x */
+	{8, 7, {2, 128, 256, 512, 512, 0}, false},        /* Orin */
+	{8, 9, {2, 128, 256, 512, 512, 1024}, false},     /* L4, L40S, Ada */
 	{9, 0, {128, 128, 1024, 2048, 2048, 4096}, true}, /* H100, H200 */
 	{10, 0, {64, 128, 2048, 4096, 4096, 8192}, true}, /* B200 (lead: from the datasheet) */
 };
@@ -70,7 +70,8 @@ double peak_pcie_bytes(int gen, int width)
 	/* GT/s per lane and line-code efficiency: 8b/10b up to gen 2, 128b/130b for 3-5,
 	 * FLIT mode (242 of 256 bytes carry data) for 6 */
 	static const double gts[] = {0, 2.5, 5.0, 8.0, 16.0, 32.0, 64.0};
-	static const double enc[] = {0, 0.8, 0.8, 128.0 / 130, 128.0 / 130, 128.0 / 130, 242.0 / 256};
+	static const double enc[] = {0,           0.8,         0.8,        128.0 / 130,
+				     128.0 / 130, 128.0 / 130, 242.0 / 256};
 
 	if (gen < 1 || gen > 6 || width <= 0)
 		return 0;
@@ -81,9 +82,9 @@ double peak_nvlink_link_bytes(int cc_major, int cc_minor)
 {
 	(void)cc_minor;
 	switch (cc_major) {
-	case 6: return 20e9;	  /* NVLink 1 */
-	case 7: return 25e9;	  /* NVLink 2 */
-	case 8: return 25e9;	  /* NVLink 3 */
+	case 6: return 20e9;      /* NVLink 1 */
+	case 7: return 25e9;      /* NVLink 2 */
+	case 8: return 25e9;      /* NVLink 3 */
 	case 9: return 26.5625e9; /* NVLink 4: 2 lanes x 106.25 Gb/s; NVIDIA quotes 25 GB/s */
 	case 10: return 53.125e9; /* NVLink 5 */
 	default: return 0;

@@ -20,8 +20,7 @@ static const struct bench_family_info families[BENCH_FAMILY_COUNT] = {
 	 "device memory"},
 	{"transfer", "host pcie h2d d2h", "host<->device: pinned and pageable, copy engine and SM",
 	 "host <-> device"},
-	{"p2p", "nvlink gpu2gpu", "GPU<->GPU bandwidth and latency, P2P on and off",
-	 "GPU <-> GPU"},
+	{"p2p", "nvlink gpu2gpu", "GPU<->GPU bandwidth and latency, P2P on and off", "GPU <-> GPU"},
 	{"gemm", "matmul blas", "matrix multiply through cuBLASLt, fp64 to fp8, over sizes",
 	 "matrix multiply (cuBLASLt)"},
 	{"allreduce", "nccl", "all-reduce across the GPUs through NCCL: algbw and busbw",
@@ -222,11 +221,28 @@ int bench_parse_size(const char *s, uint64_t *out)
 		end++;
 	switch (*end) {
 	case '\0': break;
-	case 'k': case 'K': mul = 1024.0; end++; break;
-	case 'm': case 'M': mul = 1024.0 * 1024; end++; break;
-	case 'g': case 'G': mul = 1024.0 * 1024 * 1024; end++; break;
-	case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024; end++; break;
-	case 'b': case 'B': break;
+	case 'k':
+	case 'K':
+		mul = 1024.0;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		mul = 1024.0 * 1024;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		mul = 1024.0 * 1024 * 1024;
+		end++;
+		break;
+	case 't':
+	case 'T':
+		mul = 1024.0 * 1024 * 1024 * 1024;
+		end++;
+		break;
+	case 'b':
+	case 'B': break;
 	default: return -1;
 	}
 	if (mul > 1 && (*end == 'i' || *end == 'I'))

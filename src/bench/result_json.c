@@ -53,7 +53,8 @@ json_t *bench_result_json(const struct bench_result *r)
 			json_object_set_new(o, "size", json_integer((json_int_t)r->size));
 		else
 			json_object_set_new(o, "size", json_real(r->size));
-		json_object_set_new(o, "size_unit", json_string(r->size_unit[0] ? r->size_unit : "B"));
+		json_object_set_new(o, "size_unit",
+				    json_string(r->size_unit[0] ? r->size_unit : "B"));
 	}
 	json_object_set_new(o, "unit", json_string(r->unit));
 	json_object_set_new(o, "lower_is_better", json_boolean(r->lower_better));
@@ -77,8 +78,9 @@ json_t *bench_result_json(const struct bench_result *r)
 		set_str(o, "peak_what", r->peak_what);
 		json_object_set_new(o, "percent_of_peak", json_real(100.0 * v / r->peak));
 	}
-	json_object_set_new(o, "verified", r->verified == VERIFY_NONE ? json_null()
-								       : json_boolean(r->verified == VERIFY_OK));
+	json_object_set_new(o, "verified",
+			    r->verified == VERIFY_NONE ? json_null()
+						       : json_boolean(r->verified == VERIFY_OK));
 	set_str(o, "verify", r->verify);
 	set_str(o, "config", r->config);
 	set_str(o, "plot", r->plot);
@@ -108,8 +110,9 @@ json_t *bench_run_json(const struct bench_run *run)
 	for (i = 0; i < run->nnotes; i++) {
 		const struct bench_note *n = &run->notes[i];
 
-		json_array_append_new(ns, json_pack("{s:s, s:s, s:s}", "bench", family_name(n->family),
-						    "kind", note_kinds[n->kind & 3], "text", n->text));
+		json_array_append_new(ns,
+				      json_pack("{s:s, s:s, s:s}", "bench", family_name(n->family),
+						"kind", note_kinds[n->kind & 3], "text", n->text));
 	}
 	for (i = 0; i < run->nsums; i++) {
 		const struct bench_summary *s = &run->sums[i];
@@ -123,9 +126,9 @@ json_t *bench_run_json(const struct bench_run *run)
 		const struct bench_plot *p = &run->plots[i];
 
 		json_array_append_new(ps, json_pack("{s:s, s:s, s:s, s:s, s:s, s:b}", "id", p->id,
-						    "bench", family_name(p->family), "title", p->title,
-						    "x_label", p->x_label, "y_label", p->y_label,
-						    "log_y", p->log_y));
+						    "bench", family_name(p->family), "title",
+						    p->title, "x_label", p->x_label, "y_label",
+						    p->y_label, "log_y", p->log_y));
 	}
 	json_object_set_new(o, "results", rs);
 	json_object_set_new(o, "summary", ss);

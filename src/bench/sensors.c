@@ -188,8 +188,9 @@ json_t *bench_sensors_json(struct bench_sensors *s)
 		return o;
 	}
 	json_object_set_new(o, "interval_ms", json_integer(s->interval_ms));
-	json_object_set_new(o, "columns", json_pack("[s,s,s,s,s]", "t_s", "sm_clock_mhz",
-						    "mem_clock_mhz", "power_w", "temp_c"));
+	json_object_set_new(
+	    o, "columns",
+	    json_pack("[s,s,s,s,s]", "t_s", "sm_clock_mhz", "mem_clock_mhz", "power_w", "temp_c"));
 	pthread_mutex_lock(&s->mu);
 	for (i = 0; i < s->nr; i++) {
 		const struct sensor_reading *r = &s->r[i];
@@ -202,10 +203,10 @@ json_t *bench_sensors_json(struct bench_sensors *s)
 			arr = json_array();
 			json_object_set_new(g, key, arr);
 		}
-		json_array_append_new(arr, json_pack("[o,o,o,o,o]", opt_real(r->t_s, 1000),
-						     opt_real(r->clock_sm_mhz, 1),
-						     opt_real(r->clock_mem_mhz, 1), opt_real(r->power_w, 10),
-						     opt_real(r->temp_c, 1)));
+		json_array_append_new(
+		    arr, json_pack("[o,o,o,o,o]", opt_real(r->t_s, 1000),
+				   opt_real(r->clock_sm_mhz, 1), opt_real(r->clock_mem_mhz, 1),
+				   opt_real(r->power_w, 10), opt_real(r->temp_c, 1)));
 	}
 	pthread_mutex_unlock(&s->mu);
 	json_object_set_new(o, "gpus", g);

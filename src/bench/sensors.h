@@ -16,10 +16,10 @@ struct gpu;
 struct bench_sensors;
 
 struct sensor_reading {
-	double t_s; /* seconds since t0 */
-	int gpu;    /* NVML index */
+	double t_s;                                          /* seconds since t0 */
+	int gpu;                                             /* NVML index */
 	double clock_sm_mhz, clock_mem_mhz, power_w, temp_c; /* < 0: not read */
-	int64_t clock_events; /* CE_* bits, -1 not read */
+	int64_t clock_events;                                /* CE_* bits, -1 not read */
 };
 
 struct sensor_window {

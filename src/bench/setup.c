@@ -91,39 +91,39 @@ static const char *missing_bench_call(const struct cuda_lib *cl)
 		const char *name;
 	} need[] = {
 #define NEED(f, n) {offsetof(struct cuda_api, f), n}
-		NEED(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
-		NEED(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"),
-		NEED(CtxSetCurrent, "cuCtxSetCurrent"),
-		NEED(CtxSynchronize, "cuCtxSynchronize"),
-		NEED(CtxEnablePeerAccess, "cuCtxEnablePeerAccess"),
-		NEED(DeviceCanAccessPeer, "cuDeviceCanAccessPeer"),
-		NEED(DeviceGetAttribute, "cuDeviceGetAttribute"),
-		NEED(MemGetInfo, "cuMemGetInfo_v2"),
-		NEED(MemAlloc, "cuMemAlloc_v2"),
-		NEED(MemFree, "cuMemFree_v2"),
-		NEED(MemHostAlloc, "cuMemHostAlloc"),
-		NEED(MemFreeHost, "cuMemFreeHost"),
-		NEED(MemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2"),
-		NEED(MemcpyHtoD, "cuMemcpyHtoD_v2"),
-		NEED(MemcpyDtoH, "cuMemcpyDtoH_v2"),
-		NEED(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"),
-		NEED(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"),
-		NEED(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2"),
-		NEED(MemcpyPeerAsync, "cuMemcpyPeerAsync"),
-		NEED(MemsetD32Async, "cuMemsetD32Async"),
-		NEED(ModuleLoadData, "cuModuleLoadData"),
-		NEED(ModuleUnload, "cuModuleUnload"),
-		NEED(ModuleGetFunction, "cuModuleGetFunction"),
-		NEED(LaunchKernel, "cuLaunchKernel"),
-		NEED(StreamCreate, "cuStreamCreate"),
-		NEED(StreamDestroy, "cuStreamDestroy_v2"),
-		NEED(StreamSynchronize, "cuStreamSynchronize"),
-		NEED(StreamWaitEvent, "cuStreamWaitEvent"),
-		NEED(EventCreate, "cuEventCreate"),
-		NEED(EventDestroy, "cuEventDestroy_v2"),
-		NEED(EventRecord, "cuEventRecord"),
-		NEED(EventSynchronize, "cuEventSynchronize"),
-		NEED(EventElapsedTime, "cuEventElapsedTime"),
+	    NEED(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
+	    NEED(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"),
+	    NEED(CtxSetCurrent, "cuCtxSetCurrent"),
+	    NEED(CtxSynchronize, "cuCtxSynchronize"),
+	    NEED(CtxEnablePeerAccess, "cuCtxEnablePeerAccess"),
+	    NEED(DeviceCanAccessPeer, "cuDeviceCanAccessPeer"),
+	    NEED(DeviceGetAttribute, "cuDeviceGetAttribute"),
+	    NEED(MemGetInfo, "cuMemGetInfo_v2"),
+	    NEED(MemAlloc, "cuMemAlloc_v2"),
+	    NEED(MemFree, "cuMemFree_v2"),
+	    NEED(MemHostAlloc, "cuMemHostAlloc"),
+	    NEED(MemFreeHost, "cuMemFreeHost"),
+	    NEED(MemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2"),
+	    NEED(MemcpyHtoD, "cuMemcpyHtoD_v2"),
+	    NEED(MemcpyDtoH, "cuMemcpyDtoH_v2"),
+	    NEED(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"),
+	    NEED(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"),
+	    NEED(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2"),
+	    NEED(MemcpyPeerAsync, "cuMemcpyPeerAsync"),
+	    NEED(MemsetD32Async, "cuMemsetD32Async"),
+	    NEED(ModuleLoadData, "cuModuleLoadData"),
+	    NEED(ModuleUnload, "cuModuleUnload"),
+	    NEED(ModuleGetFunction, "cuModuleGetFunction"),
+	    NEED(LaunchKernel, "cuLaunchKernel"),
+	    NEED(StreamCreate, "cuStreamCreate"),
+	    NEED(StreamDestroy, "cuStreamDestroy_v2"),
+	    NEED(StreamSynchronize, "cuStreamSynchronize"),
+	    NEED(StreamWaitEvent, "cuStreamWaitEvent"),
+	    NEED(EventCreate, "cuEventCreate"),
+	    NEED(EventDestroy, "cuEventDestroy_v2"),
+	    NEED(EventRecord, "cuEventRecord"),
+	    NEED(EventSynchronize, "cuEventSynchronize"),
+	    NEED(EventElapsedTime, "cuEventElapsedTime"),
 #undef NEED
 	};
 	size_t i;
@@ -137,7 +137,6 @@ static const char *missing_bench_call(const struct cuda_lib *cl)
 	}
 	return NULL;
 }
-
 
 int bench_setup_driver(struct bench_env *env, struct err *e)
 {
@@ -154,14 +153,16 @@ int bench_setup_driver(struct bench_env *env, struct err *e)
 	env->cu = &cl->api;
 	miss = missing_bench_call(cl);
 	if (miss) {
-		err_set(e, EXIT_UNAVAILABLE, "the CUDA driver library '%s' lacks %s, which bench needs",
-			cl->lib.path, miss);
+		err_set(e, EXIT_UNAVAILABLE,
+			"the CUDA driver library '%s' lacks %s, which bench needs", cl->lib.path,
+			miss);
 		err_hint(e, "update the NVIDIA driver");
 		return -1;
 	}
 	r = cl->api.Init(0);
 	if (r != CUDA_SUCCESS) {
-		err_set(e, EXIT_UNAVAILABLE, "cuInit: %s (%s)", cuda_error_name(r), cuda_error_meaning(r));
+		err_set(e, EXIT_UNAVAILABLE, "cuInit: %s (%s)", cuda_error_name(r),
+			cuda_error_meaning(r));
 		err_hint(e, "run 'gpuvet doctor' to find out why");
 		return -1;
 	}
@@ -244,8 +245,9 @@ void bench_versions_json(const struct bench_env *env, json_t *v)
 	char buf[64];
 
 	if (env->cuda_version > 0)
-		json_object_set_new(v, "cuda_driver", json_sprintf("%d.%d", env->cuda_version / 1000,
-								   (env->cuda_version % 1000) / 10));
+		json_object_set_new(v, "cuda_driver",
+				    json_sprintf("%d.%d", env->cuda_version / 1000,
+						 (env->cuda_version % 1000) / 10));
 	if (env->cuda)
 		json_object_set_new(v, "cuda_library", json_string(env->cuda->lib.path));
 	if (env->lt) {

@@ -27,7 +27,7 @@
 enum { X_H2D, X_D2H, X_BIDIR, X_SM_H2D, X_SM_D2H };
 
 #define SEED_HOST 0x510e527fade682d1ull
-#define SEED_DEV 0x9b05688c2b3e6c1full
+#define SEED_DEV  0x9b05688c2b3e6c1full
 
 struct xfer {
 	struct bench_env *env;
@@ -35,10 +35,10 @@ struct xfer {
 	int kind;
 	bool pageable;
 	size_t bytes;
-	cu_ptr d1, d2;	    /* d1: H2D destination; d2: D2H source */
-	void *h1, *h2;	    /* pinned: h1 H2D source (SEED_HOST); h2 D2H destination */
+	cu_ptr d1, d2;         /* d1: H2D destination; d2: D2H source */
+	void *h1, *h2;         /* pinned: h1 H2D source (SEED_HOST); h2 D2H destination */
 	cu_ptr h1_dev, h2_dev; /* their device addresses */
-	void *pg;	    /* pageable buffer */
+	void *pg;              /* pageable buffer */
 	unsigned grid;
 };
 
@@ -52,11 +52,13 @@ static int xfer_run(void *arg, struct err *e)
 
 	switch (x->kind) {
 	case X_H2D:
-		return bench_cu(env, cu->MemcpyHtoDAsync(x->d1, x->pageable ? x->pg : x->h1, x->bytes, g->s[0]),
-				"cuMemcpyHtoDAsync", g, e);
+		return bench_cu(
+		    env, cu->MemcpyHtoDAsync(x->d1, x->pageable ? x->pg : x->h1, x->bytes, g->s[0]),
+		    "cuMemcpyHtoDAsync", g, e);
 	case X_D2H:
-		return bench_cu(env, cu->MemcpyDtoHAsync(x->pageable ? x->pg : x->h2, x->d2, x->bytes, g->s[0]),
-				"cuMemcpyDtoHAsync", g, e);
+		return bench_cu(
+		    env, cu->MemcpyDtoHAsync(x->pageable ? x->pg : x->h2, x->d2, x->bytes, g->s[0]),
+		    "cuMemcpyDtoHAsync", g, e);
 	case X_BIDIR:
 		if (bench_cu(env, cu->MemcpyHtoDAsync(x->d1, x->h1, x->bytes, g->s[0]),
 			     "cuMemcpyHtoDAsync", g, e))
@@ -106,7 +108,8 @@ static int check(struct xfer *x, bool h2d, bool d2h, uint64_t *bad, struct err *
 		*bad += b;
 	}
 	if (d2h)
-		*bad += bench_host_verify_u32(env, x->pageable ? x->pg : x->h2, words, SEED_DEV, &first);
+		*bad += bench_host_verify_u32(env, x->pageable ? x->pg : x->h2, words, SEED_DEV,
+					      &first);
 	return 0;
 }
 
@@ -118,7 +121,8 @@ static void set_peak(struct bench_result *r, const struct bench_gpu *g, int dire
 		return;
 	r->peak = p * directions / 1e9;
 	str_fmt(r->peak_what, sizeof(r->peak_what), "PCIe %d.0 x%d: %.1f GB/s%s", g->pcie_gen,
-		g->pcie_width, p * directions / 1e9, directions > 1 ? " both ways" : " per direction");
+		g->pcie_width, p * directions / 1e9,
+		directions > 1 ? " both ways" : " per direction");
 }
 
 static int one(struct xfer *x, int kind, bool pageable, size_t bytes, const char *test,
@@ -170,8 +174,9 @@ static int one(struct xfer *x, int kind, bool pageable, size_t bytes, const char
 		str_copy(r->series, series, sizeof(r->series));
 	}
 	str_fmt(r->config, sizeof(r->config), "%s%s%s",
-		kind >= X_SM_H2D ? "copy kernel gs8 on mapped pinned memory" :
-		pageable ? "cuMemcpyAsync from malloc'd memory, host clock" : "cuMemcpyAsync, pinned",
+		kind >= X_SM_H2D ? "copy kernel gs8 on mapped pinned memory"
+		: pageable       ? "cuMemcpyAsync from malloc'd memory, host clock"
+				 : "cuMemcpyAsync, pinned",
 		g->local_cpus[0] && !pageable ? ", host memory near CPUs " : "",
 		g->local_cpus[0] && !pageable ? g->local_cpus : "");
 	if (check(x, h2d, d2h, &bad, e))
@@ -181,8 +186,8 @@ static int one(struct xfer *x, int kind, bool pageable, size_t bytes, const char
 		str_fmt(r->verify, sizeof(r->verify), "MISMATCH: %llu words differ from the source",
 			(unsigned long long)bad);
 	else
-		str_fmt(r->verify, sizeof(r->verify), "ok: every word of the destination%s compared",
-			kind == X_BIDIR ? "s" : "");
+		str_fmt(r->verify, sizeof(r->verify),
+			"ok: every word of the destination%s compared", kind == X_BIDIR ? "s" : "");
 	if (out)
 		*out = r;
 	return 0;
@@ -205,17 +210,19 @@ static int transfer_gpu(struct bench_env *env, struct bench_gpu *g, struct err *
 		size = 4096;
 	bench_size_str((double)size, sz, sizeof(sz));
 	if (pages > 0 && psz > 0 && (double)size * 3 > (double)pages * psz * 0.6)
-		return err_set(e, EXIT_USAGE,
-			       "--size %s does not fit: transfer needs 3 host buffers of it (2 pinned) "
-			       "and this machine has %.1f GiB of RAM",
-			       sz, (double)pages * psz / (1 << 30));
+		return err_set(
+		    e, EXIT_USAGE,
+		    "--size %s does not fit: transfer needs 3 host buffers of it (2 pinned) "
+		    "and this machine has %.1f GiB of RAM",
+		    sz, (double)pages * psz / (1 << 30));
 	if (bench_use(env, g, e))
 		return -1;
 	if (g->local_cpus[0] && bench_pin_thread(g->local_cpus) != 0) {
-		bench_note(env->run, BENCH_TRANSFER, NOTE_WARN,
-			   "GPU %d: could not pin the thread to the GPU's local CPUs %s; host memory "
-			   "may be on another NUMA node",
-			   g->index, g->local_cpus);
+		bench_note(
+		    env->run, BENCH_TRANSFER, NOTE_WARN,
+		    "GPU %d: could not pin the thread to the GPU's local CPUs %s; host memory "
+		    "may be on another NUMA node",
+		    g->index, g->local_cpus);
 		g->local_cpus[0] = '\0';
 	}
 	if (bench_dalloc(env, g, &x.d1, size, "the transfer buffers", e) ||
@@ -240,21 +247,23 @@ static int transfer_gpu(struct bench_env *env, struct bench_gpu *g, struct err *
 		   "Host <-> device bandwidth by transfer size", "transfer size", "GB/s", false);
 
 	/* headline figures at the full size */
-	if (one(&x, X_H2D, false, size, "h2d_pinned", "host->device, pinned, copy engine",
-		NULL, true, &pin[0], e) ||
-	    one(&x, X_D2H, false, size, "d2h_pinned", "device->host, pinned, copy engine", NULL, true,
-		&pin[1], e) ||
+	if (one(&x, X_H2D, false, size, "h2d_pinned", "host->device, pinned, copy engine", NULL,
+		true, &pin[0], e) ||
+	    one(&x, X_D2H, false, size, "d2h_pinned", "device->host, pinned, copy engine", NULL,
+		true, &pin[1], e) ||
 	    one(&x, X_BIDIR, false, size, "bidir_pinned", "both ways at once, pinned, copy engines",
 		NULL, true, NULL, e))
 		goto out;
 	/* pageable: the source of the H2D is the pageable buffer, so fill it first */
 	bench_host_fill_u32(env, x.pg, size / 4, SEED_HOST);
-	if (one(&x, X_H2D, true, size, "h2d_pageable", "host->device, pageable", NULL, true, &pg[0], e) ||
-	    one(&x, X_D2H, true, size, "d2h_pageable", "device->host, pageable", NULL, true, &pg[1], e) ||
-	    one(&x, X_SM_H2D, false, size, "h2d_sm", "host->device, pinned, SM copy kernel", NULL, true,
-		NULL, e) ||
-	    one(&x, X_SM_D2H, false, size, "d2h_sm", "device->host, pinned, SM copy kernel", NULL, true,
-		NULL, e))
+	if (one(&x, X_H2D, true, size, "h2d_pageable", "host->device, pageable", NULL, true, &pg[0],
+		e) ||
+	    one(&x, X_D2H, true, size, "d2h_pageable", "device->host, pageable", NULL, true, &pg[1],
+		e) ||
+	    one(&x, X_SM_H2D, false, size, "h2d_sm", "host->device, pinned, SM copy kernel", NULL,
+		true, NULL, e) ||
+	    one(&x, X_SM_D2H, false, size, "d2h_sm", "device->host, pinned, SM copy kernel", NULL,
+		true, NULL, e))
 		goto out;
 	for (d = 0; d < 2; d++) {
 		double f;
@@ -262,8 +271,8 @@ static int transfer_gpu(struct bench_env *env, struct bench_gpu *g, struct err *
 		if (!pin[d] || !pg[d] || pg[d]->median <= 0)
 			continue;
 		f = pin[d]->median / pg[d]->median;
-		bench_summary(env->run, BENCH_TRANSFER, d ? "pinned_over_pageable_d2h" : "pinned_over_pageable_h2d",
-			      f, "x",
+		bench_summary(env->run, BENCH_TRANSFER,
+			      d ? "pinned_over_pageable_d2h" : "pinned_over_pageable_h2d", f, "x",
 			      "GPU %d: pinned host memory moves %s data %.1fx as fast as pageable "
 			      "(%.1f vs %.1f GB/s at %s): the guide's pin_memory=True, measured",
 			      g->index, d ? "device->host" : "host->device", f, pin[d]->median,
@@ -272,8 +281,8 @@ static int transfer_gpu(struct bench_env *env, struct bench_gpu *g, struct err *
 
 	/* the sweep */
 	{
-		static const double full[] = {4096, 16384, 65536, 262144, 1 << 20, 4 << 20, 16 << 20,
-					      64 << 20, 256 << 20};
+		static const double full[] = {4096,    16384,    65536,    262144,   1 << 20,
+					      4 << 20, 16 << 20, 64 << 20, 256 << 20};
 		static const double quick[] = {65536, 4 << 20};
 		static const double pageable_sizes[] = {65536, 1 << 20, 32 << 20, 256 << 20};
 		const double *sizes = env->opt.quick ? quick : full;
@@ -298,10 +307,10 @@ static int transfer_gpu(struct bench_env *env, struct bench_gpu *g, struct err *
 
 			str_fmt(s1, sizeof(s1), "GPU %d pinned H2D", g->index);
 			str_fmt(s2, sizeof(s2), "GPU %d pinned D2H", g->index);
-			if (one(&x, X_H2D, false, (size_t)sizes[i], "h2d_pinned", "host->device, pinned",
-				s1, false, NULL, e) ||
-			    one(&x, X_D2H, false, (size_t)sizes[i], "d2h_pinned", "device->host, pinned",
-				s2, false, NULL, e))
+			if (one(&x, X_H2D, false, (size_t)sizes[i], "h2d_pinned",
+				"host->device, pinned", s1, false, NULL, e) ||
+			    one(&x, X_D2H, false, (size_t)sizes[i], "d2h_pinned",
+				"device->host, pinned", s2, false, NULL, e))
 				goto out;
 		}
 		for (i = 0; !env->opt.quick && i < ARRAY_SIZE(pageable_sizes) &&

@@ -165,7 +165,8 @@ static int make_cands(const struct gpu_system *sys, struct cand **out)
 		c[n].nvml = -1;
 		c[n].cd = cd;
 		for (i = 0; i < sys->ngpus && text_ok(&cd->bus_id); i++)
-			if (text_ok(&sys->gpus[i].st.bus_id) && same_bus(sys->gpus[i].st.bus_id.s, cd->bus_id.s)) {
+			if (text_ok(&sys->gpus[i].st.bus_id) &&
+			    same_bus(sys->gpus[i].st.bus_id.s, cd->bus_id.s)) {
 				c[n].nvml = (int)i;
 				c[n].ng = &sys->gpus[i];
 			}
@@ -182,8 +183,8 @@ static bool cand_matches(const struct cand *c, const char *tok)
 
 	if (parse_u64(tok, &idx) == 0)
 		return idx == (uint64_t)c->shown;
-	if (c->ng && text_ok(&c->ng->st.uuid) && strncasecmp(tok, c->ng->st.uuid.s, strlen(tok)) == 0 &&
-	    strlen(tok) >= 8)
+	if (c->ng && text_ok(&c->ng->st.uuid) &&
+	    strncasecmp(tok, c->ng->st.uuid.s, strlen(tok)) == 0 && strlen(tok) >= 8)
 		return true;
 	if (text_ok(&c->cd->bus_id) && same_bus(tok, c->cd->bus_id.s))
 		return true;
@@ -258,7 +259,8 @@ static int output(const struct bench_cli *o, json_t *doc)
 
 	err_clear(&e);
 	if (o->json) {
-		char *s = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+		char *s =
+		    json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 
 		puts(s ? s : "{}");
 		free(s);
@@ -278,12 +280,13 @@ static int load_result(const struct bench_cli *o)
 	int rc;
 
 	if (!doc) {
-		fprintf(stderr, "gpuvet: error: cannot read bench result '%s': %s (line %d)\n", o->load,
-			je.text, je.line);
+		fprintf(stderr, "gpuvet: error: cannot read bench result '%s': %s (line %d)\n",
+			o->load, je.text, je.line);
 		return EXIT_ERROR;
 	}
 	if (!json_is_array(json_object_get(doc, "results"))) {
-		fprintf(stderr, "gpuvet: error: '%s' is not a 'gpuvet bench --json' result\n", o->load);
+		fprintf(stderr, "gpuvet: error: '%s' is not a 'gpuvet bench --json' result\n",
+			o->load);
 		json_decref(doc);
 		return EXIT_ERROR;
 	}
@@ -297,17 +300,17 @@ static int load_result(const struct bench_cli *o)
 static int parse(int argc, char **argv, struct bench_cli *o)
 {
 	static const struct option opts[] = {
-		{"gpu", required_argument, NULL, 'i'},
-		{"id", required_argument, NULL, 'i'},
-		{"size", required_argument, NULL, 's'},
-		{"time-budget", required_argument, NULL, 'b'},
-		{"quick", no_argument, NULL, 'q'},
-		{"json", no_argument, NULL, 'j'},
-		{"html", required_argument, NULL, 'H'},
-		{"load", required_argument, NULL, 'L'},
-		{"list", no_argument, NULL, 'l'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"gpu", required_argument, NULL, 'i'},
+	    {"id", required_argument, NULL, 'i'},
+	    {"size", required_argument, NULL, 's'},
+	    {"time-budget", required_argument, NULL, 'b'},
+	    {"quick", no_argument, NULL, 'q'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"html", required_argument, NULL, 'H'},
+	    {"load", required_argument, NULL, 'L'},
+	    {"list", no_argument, NULL, 'l'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int opt, i;
 
@@ -321,20 +324,22 @@ static int parse(int argc, char **argv, struct bench_cli *o)
 		case 'i': o->ids = optarg; break;
 		case 's':
 			if (bench_parse_size(optarg, &o->size) != 0 || o->size < 4096)
-				return cmd_usage_error(&cmd_bench,
-						       "bad --size '%s': give bytes with an optional K, M "
-						       "or G suffix, at least 4K",
-						       optarg);
+				return cmd_usage_error(
+				    &cmd_bench,
+				    "bad --size '%s': give bytes with an optional K, M "
+				    "or G suffix, at least 4K",
+				    optarg);
 			break;
 		case 'b': {
 			char *end = NULL;
 
 			o->budget = strtod(optarg, &end);
 			if (end == optarg || *end || !(o->budget > 0) || o->budget > 60)
-				return cmd_usage_error(&cmd_bench,
-						       "bad --time-budget '%s': seconds, more than 0 and "
-						       "at most 60",
-						       optarg);
+				return cmd_usage_error(
+				    &cmd_bench,
+				    "bad --time-budget '%s': seconds, more than 0 and "
+				    "at most 60",
+				    optarg);
 			break;
 		}
 		case 'q': o->quick = true; break;
@@ -356,7 +361,8 @@ static int parse(int argc, char **argv, struct bench_cli *o)
 		f = bench_family_find(argv[i]);
 		if (f < 0) {
 			fprintf(stderr, "gpuvet: error: unknown benchmark '%s'\n", argv[i]);
-			fputs("gpuvet: hint: 'gpuvet bench --list' names them: launch, memory, transfer, "
+			fputs("gpuvet: hint: 'gpuvet bench --list' names them: launch, memory, "
+			      "transfer, "
 			      "p2p, gemm, allreduce, fit, all\n",
 			      stderr);
 			return EXIT_USAGE;
@@ -367,7 +373,8 @@ static int parse(int argc, char **argv, struct bench_cli *o)
 	if (!o->families)
 		o->families = (1u << BENCH_FAMILY_COUNT) - 1;
 	if (o->load && optind < argc)
-		return cmd_usage_error(&cmd_bench, "--load shows a stored result: name no benchmark");
+		return cmd_usage_error(&cmd_bench,
+				       "--load shows a stored result: name no benchmark");
 	return 0;
 }
 
@@ -376,8 +383,8 @@ static int parse(int argc, char **argv, struct bench_cli *o)
 typedef int (*family_fn)(struct bench_env *, struct err *);
 
 static const family_fn family_run[BENCH_FAMILY_COUNT] = {
-	bench_launch_run, bench_memory_run, bench_transfer_run,	 bench_p2p_run,
-	bench_gemm_run,	  bench_allreduce_run, bench_fit_run,
+	bench_launch_run, bench_memory_run,    bench_transfer_run, bench_p2p_run,
+	bench_gemm_run,   bench_allreduce_run, bench_fit_run,
 };
 
 static void fill_facts(struct bench_gpu *g, const struct cand *c)
@@ -462,13 +469,15 @@ static int run_bench(int argc, char **argv)
 			const struct cand *c = &cands[sel[i]];
 			double need = (double)o.size * size_multiple(o.families);
 
-			if (num_ok(&c->cd->mem_total_bytes) && need > (double)c->cd->mem_total_bytes.v) {
+			if (num_ok(&c->cd->mem_total_bytes) &&
+			    need > (double)c->cd->mem_total_bytes.v) {
 				char a[32], b[32];
 
 				bench_size_str((double)o.size, a, sizeof(a));
 				bench_size_str((double)c->cd->mem_total_bytes.v, b, sizeof(b));
 				err_set(&e, EXIT_USAGE,
-					"--size %s does not fit: these benchmarks need %d buffers of it and "
+					"--size %s does not fit: these benchmarks need %d buffers "
+					"of it and "
 					"GPU %d has %s",
 					a, size_multiple(o.families), c->shown, b);
 				err_hint(&e, "use a smaller --size");
@@ -479,17 +488,22 @@ static int run_bench(int argc, char **argv)
 	}
 	if (gopts.replay) {
 		err_set(&e, EXIT_UNAVAILABLE,
-			"gpuvet bench needs a real GPU: a replayed machine (--replay) answers the probe "
+			"gpuvet bench needs a real GPU: a replayed machine (--replay) answers the "
+			"probe "
 			"calls only, so nothing can be measured");
-		err_hint(&e, "run it on the machine itself; 'gpuvet bench --load FILE' shows a stored "
-			     "result");
+		err_hint(&e,
+			 "run it on the machine itself; 'gpuvet bench --load FILE' shows a stored "
+			 "result");
 		rc = cmd_report_error(&e);
 		goto out_early;
 	}
 	if (!gpuvet_kernels_size) {
 		err_set(&e, EXIT_UNAVAILABLE,
-			"%s; install the CUDA toolkit and rebuild to run bench", gpuvet_kernels_missing);
-		err_hint(&e, "with nvcc on PATH (or make NVCC=/path/to/nvcc), 'make' builds the kernels");
+			"%s; install the CUDA toolkit and rebuild to run bench",
+			gpuvet_kernels_missing);
+		err_hint(
+		    &e,
+		    "with nvcc on PATH (or make NVCC=/path/to/nvcc), 'make' builds the kernels");
 		rc = cmd_report_error(&e);
 		goto out_early;
 	}
@@ -502,8 +516,7 @@ static int run_bench(int argc, char **argv)
 
 			err_set(&e, EXIT_UNAVAILABLE, "cuInit: %s",
 				field_error_text(LIB_CUDA, (int)sys.cuda_init.v, eb, sizeof(eb)));
-		}
-		else
+		} else
 			err_set(&e, EXIT_UNAVAILABLE, "no CUDA device found");
 		err_hint(&e, "run 'gpuvet doctor' to find out why");
 		rc = cmd_report_error(&e);
@@ -541,7 +554,8 @@ static int run_bench(int argc, char **argv)
 			nvml_idx[nnvml++] = c->nvml;
 	}
 	if (probe_open(&probe, &sys2, PROBE_NVML, &e) == 0 && sys2.ngpus > 0)
-		env.sensors = bench_sensors_start(probe, sys2.gpus, nvml_idx, nnvml, 100, run.t0_ns);
+		env.sensors =
+		    bench_sensors_start(probe, sys2.gpus, nvml_idx, nnvml, 100, run.t0_ns);
 	else
 		env.sensors = bench_sensors_start(NULL, NULL, NULL, 0, 100, run.t0_ns);
 	err_clear(&e);
@@ -576,7 +590,8 @@ static int run_bench(int argc, char **argv)
 			if (e.code == EXIT_INTERRUPTED)
 				break;
 			cmd_report_error(&e);
-			json_array_append_new(errors, json_sprintf("%s: %s", bench_family(f)->name, e.msg));
+			json_array_append_new(errors,
+					      json_sprintf("%s: %s", bench_family(f)->name, e.msg));
 			bench_note(&run, f, NOTE_ERROR, "%s", e.msg);
 			if (exit_code == EXIT_OK)
 				exit_code = e.code ? e.code : EXIT_ERROR;
@@ -596,8 +611,8 @@ finish:
 	else if (exit_code == EXIT_OK && bench_run_failed(&run))
 		exit_code = EXIT_FAIL;
 	{
-		struct bench_doc_in din = {o.argc, o.argv,
-					   text_ok(&sys.driver_version) ? sys.driver_version.s : NULL};
+		struct bench_doc_in din = {
+		    o.argc, o.argv, text_ok(&sys.driver_version) ? sys.driver_version.s : NULL};
 
 		doc = bench_doc_build(&din, &env, errors, exit_code);
 	}
@@ -630,6 +645,8 @@ out:
 }
 
 const struct cmd cmd_bench = {
-	"bench", "measure what the GPUs deliver against their peak and against the CPU", usage,
+	"bench",
+	"measure what the GPUs deliver against their peak and against the CPU",
+	usage,
 	run_bench,
 };

@@ -51,20 +51,23 @@ static json_t *device_json(const struct bench_gpu *g)
 		json_object_set_new(d, "numa_node", json_integer(g->numa_node));
 	if (hbm > 0) {
 		json_object_set_new(pk, "hbm_gbs", json_real(hbm / 1e9));
-		json_object_set_new(fm, "hbm", json_sprintf("%d MHz x 2 (DDR) x %d bit / 8",
-							     g->mem_clock_mhz, g->bus_width_bits));
+		json_object_set_new(fm, "hbm",
+				    json_sprintf("%d MHz x 2 (DDR) x %d bit / 8", g->mem_clock_mhz,
+						 g->bus_width_bits));
 	}
 	if (pcie > 0) {
 		json_object_set_new(pk, "pcie_gbs", json_real(pcie / 1e9));
-		json_object_set_new(fm, "pcie", json_sprintf("gen %d rate x %d lanes x line code / 8, "
-							      "per direction",
-							      g->pcie_gen, g->pcie_width));
+		json_object_set_new(fm, "pcie",
+				    json_sprintf("gen %d rate x %d lanes x line code / 8, "
+						 "per direction",
+						 g->pcie_gen, g->pcie_width));
 	}
 	if (nvl > 0) {
 		json_object_set_new(pk, "nvlink_gbs", json_real(nvl / 1e9));
-		json_object_set_new(fm, "nvlink", json_sprintf("%d links x %.4g GB/s per direction",
-								g->nvlink_links,
-								peak_nvlink_link_bytes(g->cc_major, g->cc_minor) / 1e9));
+		json_object_set_new(
+		    fm, "nvlink",
+		    json_sprintf("%d links x %.4g GB/s per direction", g->nvlink_links,
+				 peak_nvlink_link_bytes(g->cc_major, g->cc_minor) / 1e9));
 	}
 	for (p = 0; p < PREC_COUNT; p++) {
 		double fl = peak_flops(g->cc_major, g->cc_minor, g->sm_count, g->clock_mhz, p);
@@ -73,8 +76,9 @@ static json_t *device_json(const struct bench_gpu *g)
 			json_object_set_new(tf, peak_prec_name(p), json_real(fl / 1e12));
 	}
 	json_object_set_new(pk, "tflops", tf);
-	json_object_set_new(fm, "tflops", json_sprintf("%d SMs x %d MHz x FMA/clock/SM x 2",
-						       g->sm_count, g->clock_mhz));
+	json_object_set_new(
+	    fm, "tflops",
+	    json_sprintf("%d SMs x %d MHz x FMA/clock/SM x 2", g->sm_count, g->clock_mhz));
 	json_object_set_new(d, "peaks", pk);
 	json_object_set_new(d, "peak_formulas", fm);
 	return d;
@@ -84,11 +88,17 @@ json_t *bench_doc_build(const struct bench_doc_in *in, struct bench_env *env, js
 			int exit_code)
 {
 	json_t *doc = json_object(), *v = json_object(), *opts = json_object(), *bs = json_array();
-	json_t *devs = json_array(), *envs = json_object(), *host = json_object(), *cmdline = json_array();
+	json_t *devs = json_array(), *envs = json_object(), *host = json_object(),
+	       *cmdline = json_array();
 	json_t *run = bench_run_json(env->run);
-	static const char *const vars[] = {"NCCL_NVLS_ENABLE", "NCCL_ALGO", "NCCL_PROTO",
-					   "NCCL_P2P_DISABLE", "NCCL_DEBUG", "CUDA_VISIBLE_DEVICES",
-					   "CUDA_DEVICE_MAX_CONNECTIONS", "GPUVET_CUBLASLT_LIBRARY",
+	static const char *const vars[] = {"NCCL_NVLS_ENABLE",
+					   "NCCL_ALGO",
+					   "NCCL_PROTO",
+					   "NCCL_P2P_DISABLE",
+					   "NCCL_DEBUG",
+					   "CUDA_VISIBLE_DEVICES",
+					   "CUDA_DEVICE_MAX_CONNECTIONS",
+					   "GPUVET_CUBLASLT_LIBRARY",
 					   "GPUVET_NCCL_LIBRARY"};
 	char buf[64];
 	time_t now = time(NULL);
@@ -115,7 +125,9 @@ json_t *bench_doc_build(const struct bench_doc_in *in, struct bench_env *env, js
 		if (env->opt.families & (1u << f))
 			json_array_append_new(bs, json_string(bench_family(f)->name));
 	json_object_set_new(opts, "benchmarks", bs);
-	json_object_set_new(opts, "size_bytes", json_integer((json_int_t)(env->opt.size_bytes ? env->opt.size_bytes : BENCH_DEFAULT_SIZE)));
+	json_object_set_new(opts, "size_bytes",
+			    json_integer((json_int_t)(env->opt.size_bytes ? env->opt.size_bytes
+									  : BENCH_DEFAULT_SIZE)));
 	json_object_set_new(opts, "time_budget_s", json_real(bench_budget(env)));
 	json_object_set_new(opts, "quick", json_boolean(env->opt.quick));
 	json_object_set_new(doc, "options", opts);
@@ -141,4 +153,3 @@ json_t *bench_doc_build(const struct bench_doc_in *in, struct bench_env *env, js
 	json_object_set_new(doc, "exit_code", json_integer(exit_code));
 	return doc;
 }
-

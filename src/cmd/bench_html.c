@@ -55,8 +55,8 @@ struct series {
 	int n;
 };
 
-#define W 760
-#define H 380
+#define W  760
+#define H  380
 #define ML 72
 #define MR 210
 #define MT 34
@@ -115,8 +115,9 @@ static void svg_plot(struct strbuf *sb, const char *title, const char *xl, const
 		ylo = 0;
 		yhi = yhi > 0 ? yhi * 1.08 : 1;
 	}
-	sb_addf(sb, "<figure><svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot\" width=\"%d\" "
-		    "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>",
+	sb_addf(sb,
+		"<figure><svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot\" width=\"%d\" "
+		"height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>",
 		W, H, W, H);
 	esc(sb, title);
 	/* the plot carries its own style, so it reads the same when copied out of the page */
@@ -130,7 +131,8 @@ static void svg_plot(struct strbuf *sb, const char *title, const char *xl, const
 	sb_adds(sb, "</text>");
 	/* grid and ticks */
 	if (log_x) {
-		/* sizes in bytes by powers of 4 (16 for wide ranges), matrix sides by powers of 2 */
+		/* sizes in bytes by powers of 4 (16 for wide ranges), matrix sides by powers of 2
+		 */
 		double step = !strcmp(x_unit, "B") ? 4 : !strcmp(x_unit, "n") ? 2 : 10;
 		double v = pow(step, floor(log(xlo) / log(step)));
 		int guard = 0;
@@ -145,9 +147,11 @@ static void svg_plot(struct strbuf *sb, const char *title, const char *xl, const
 				continue;
 			x = axis_pos(v, xlo, xhi, true, px0, px1);
 			tick_label(v, x_unit, lab, sizeof(lab));
-			sb_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"g\"/>"
-				    "<text x=\"%.1f\" y=\"%.1f\" class=\"xt\">%s</text>",
-				x, py0, x, py1, x, py0 + 16, lab);
+			sb_addf(
+			    sb,
+			    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"g\"/>"
+			    "<text x=\"%.1f\" y=\"%.1f\" class=\"xt\">%s</text>",
+			    x, py0, x, py1, x, py0 + 16, lab);
 		}
 	} else {
 		double st = nice_step(xhi - xlo, 6), v = ceil(xlo / st) * st;
@@ -157,9 +161,11 @@ static void svg_plot(struct strbuf *sb, const char *title, const char *xl, const
 			double x = axis_pos(v, xlo, xhi, false, px0, px1);
 
 			bench_fmt_value(v, lab, sizeof(lab));
-			sb_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"g\"/>"
-				    "<text x=\"%.1f\" y=\"%.1f\" class=\"xt\">%s</text>",
-				x, py0, x, py1, x, py0 + 16, lab);
+			sb_addf(
+			    sb,
+			    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"g\"/>"
+			    "<text x=\"%.1f\" y=\"%.1f\" class=\"xt\">%s</text>",
+			    x, py0, x, py1, x, py0 + 16, lab);
 		}
 	}
 	if (log_y) {
@@ -170,9 +176,11 @@ static void svg_plot(struct strbuf *sb, const char *title, const char *xl, const
 			double y = axis_pos(v, ylo, yhi, true, py0, py1);
 
 			bench_fmt_value(v, lab, sizeof(lab));
-			sb_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"g\"/>"
-				    "<text x=\"%.1f\" y=\"%.1f\" class=\"yt\">%s</text>",
-				px0, y, px1, y, px0 - 6, y + 4, lab);
+			sb_addf(
+			    sb,
+			    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"g\"/>"
+			    "<text x=\"%.1f\" y=\"%.1f\" class=\"yt\">%s</text>",
+			    px0, y, px1, y, px0 - 6, y + 4, lab);
 		}
 	} else {
 		double st = nice_step(yhi - ylo, 6), v;
@@ -182,13 +190,15 @@ static void svg_plot(struct strbuf *sb, const char *title, const char *xl, const
 			double y = axis_pos(v, ylo, yhi, false, py0, py1);
 
 			bench_fmt_value(v, lab, sizeof(lab));
-			sb_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"g\"/>"
-				    "<text x=\"%.1f\" y=\"%.1f\" class=\"yt\">%s</text>",
-				px0, y, px1, y, px0 - 6, y + 4, lab);
+			sb_addf(
+			    sb,
+			    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"g\"/>"
+			    "<text x=\"%.1f\" y=\"%.1f\" class=\"yt\">%s</text>",
+			    px0, y, px1, y, px0 - 6, y + 4, lab);
 		}
 	}
-	sb_addf(sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"frame\"/>", px0,
-		py1, px1 - px0, py0 - py1);
+	sb_addf(sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"frame\"/>",
+		px0, py1, px1 - px0, py0 - py1);
 	sb_addf(sb, "<text x=\"%.1f\" y=\"%d\" class=\"xl\">", (px0 + px1) / 2, H - 12);
 	esc(sb, xl);
 	sb_addf(sb, "</text><text transform=\"translate(16,%.1f) rotate(-90)\" class=\"yl\">",
@@ -200,11 +210,14 @@ static void svg_plot(struct strbuf *sb, const char *title, const char *xl, const
 		const char *col = palette[i % (int)ARRAY_SIZE(palette)];
 		int drawn = 0;
 
-		sb_addf(sb, "<g class=\"series\"><polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
-			    "points=\"",
-			col);
+		sb_addf(
+		    sb,
+		    "<g class=\"series\"><polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
+		    "points=\"",
+		    col);
 		for (k = 0; k < s[i].n; k++) {
-			if ((log_x && s[i].x[k] <= 0) || (log_y && s[i].y[k] <= 0) || !isfinite(s[i].y[k]))
+			if ((log_x && s[i].x[k] <= 0) || (log_y && s[i].y[k] <= 0) ||
+			    !isfinite(s[i].y[k]))
 				continue;
 			sb_addf(sb, "%s%.1f,%.1f", drawn++ ? " " : "",
 				axis_pos(s[i].x[k], xlo, xhi, log_x, px0, px1),
@@ -214,7 +227,8 @@ static void svg_plot(struct strbuf *sb, const char *title, const char *xl, const
 		for (k = 0; k < s[i].n; k++) {
 			char xs[32], ys[32];
 
-			if ((log_x && s[i].x[k] <= 0) || (log_y && s[i].y[k] <= 0) || !isfinite(s[i].y[k]))
+			if ((log_x && s[i].x[k] <= 0) || (log_y && s[i].y[k] <= 0) ||
+			    !isfinite(s[i].y[k]))
 				continue;
 			tick_label(s[i].x[k], x_unit, xs, sizeof(xs));
 			bench_fmt_value(s[i].y[k], ys, sizeof(ys));
@@ -224,8 +238,9 @@ static void svg_plot(struct strbuf *sb, const char *title, const char *xl, const
 			esc(sb, s[i].name);
 			sb_addf(sb, ": %s, %s</title></circle>", xs, ys);
 		}
-		sb_addf(sb, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
-			    "<text x=\"%d\" y=\"%d\" class=\"lg\">",
+		sb_addf(sb,
+			"<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+			"<text x=\"%d\" y=\"%d\" class=\"lg\">",
 			W - MR + 14, MT + 4 + i * 18, col, W - MR + 32, MT + 14 + i * 18);
 		esc(sb, s[i].name);
 		sb_adds(sb, "</text></g>");
@@ -241,7 +256,8 @@ static int collect(json_t *results, const char *plot, struct series *s, int max,
 	json_t *r;
 	int ns = 0, k;
 
-	json_array_foreach(results, i, r) {
+	json_array_foreach(results, i, r)
+	{
 		const char *name = jstr(r, "series");
 
 		if (strcmp(jstr(r, "plot"), plot) || !*name)
@@ -292,7 +308,8 @@ static void sensor_plots(struct strbuf *sb, json_t *doc)
 		return;
 	clk = xcalloc(8, sizeof(*clk));
 	pw = xcalloc(8, sizeof(*pw));
-	json_object_foreach(gpus, key, arr) {
+	json_object_foreach(gpus, key, arr)
+	{
 		size_t n = json_array_size(arr), i, step = n / 64 + 1, k = 0;
 
 		if (nc == 8)
@@ -304,9 +321,11 @@ static void sensor_plots(struct strbuf *sb, json_t *doc)
 
 			clk[nc].x[k] = pw[nc].x[k] = json_number_value(json_array_get(row, 0));
 			clk[nc].y[k] = json_is_number(json_array_get(row, 1))
-					       ? json_number_value(json_array_get(row, 1)) : NAN;
+					   ? json_number_value(json_array_get(row, 1))
+					   : NAN;
 			pw[nc].y[k] = json_is_number(json_array_get(row, 3))
-					      ? json_number_value(json_array_get(row, 3)) : NAN;
+					  ? json_number_value(json_array_get(row, 3))
+					  : NAN;
 		}
 		clk[nc].n = pw[nc].n = (int)k;
 		nc++;
@@ -326,17 +345,20 @@ static void table(struct strbuf *sb, json_t *results, const char *family)
 	json_t *r;
 	bool any = false;
 
-	json_array_foreach(results, i, r) {
+	json_array_foreach(results, i, r)
+	{
 		json_t *ver = json_object_get(r, "verified");
 		char w[16], sz[24], val[24], pct[16] = "", tr[24] = "", clk[48] = "";
 		json_t *g = json_object_get(r, "gpu"), *p = json_object_get(r, "peer");
 
-		if (strcmp(jstr(r, "bench"), family) || !json_is_true(json_object_get(r, "headline")))
+		if (strcmp(jstr(r, "bench"), family) ||
+		    !json_is_true(json_object_get(r, "headline")))
 			continue;
 		if (!any)
-			sb_adds(sb, "<table><tr><th>GPU</th><th>test</th><th>size</th><th>median</th>"
-				    "<th>HBM traffic</th><th>% of peak</th><th>min..max</th><th>CV</th>"
-				    "<th>check</th><th>SM clock, power</th><th>config</th></tr>\n");
+			sb_adds(sb,
+				"<table><tr><th>GPU</th><th>test</th><th>size</th><th>median</th>"
+				"<th>HBM traffic</th><th>% of peak</th><th>min..max</th><th>CV</th>"
+				"<th>check</th><th>SM clock, power</th><th>config</th></tr>\n");
 		any = true;
 		if (json_is_integer(g) && json_is_integer(p))
 			str_fmt(w, sizeof(w), "%lld&rarr;%lld", (long long)json_integer_value(g),
@@ -373,12 +395,16 @@ static void table(struct strbuf *sb, json_t *results, const char *family)
 
 			bench_fmt_value(jnum(r, "min", 0), lo, sizeof(lo));
 			bench_fmt_value(jnum(r, "max", 0), hi, sizeof(hi));
-			sb_addf(sb, "%s..%s</td><td class=\"n\">%.1f%%</td>", lo, hi, jnum(r, "cv", 0) * 100);
+			sb_addf(sb, "%s..%s</td><td class=\"n\">%.1f%%</td>", lo, hi,
+				jnum(r, "cv", 0) * 100);
 		}
 		sb_addf(sb, "<td class=\"%s\" title=\"", json_is_false(ver) ? "bad" : "ok");
 		esc(sb, jstr(r, "verify"));
 		sb_addf(sb, "\">%s</td><td>%s</td><td>",
-			json_is_true(ver) ? "ok" : json_is_false(ver) ? "FAILED" : "-", clk);
+			json_is_true(ver)    ? "ok"
+			: json_is_false(ver) ? "FAILED"
+					     : "-",
+			clk);
 		esc(sb, jstr(r, "config"));
 		sb_adds(sb, "</td></tr>\n");
 	}
@@ -395,16 +421,17 @@ char *bench_report_html(json_t *doc)
 	int fam;
 
 	sb_init(&sb);
-	sb_adds(&sb, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		     "<title>gpuvet bench</title><style>\n"
-		     "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}\n"
-		     "table{border-collapse:collapse;margin:8px 0 16px}td,th{border:1px solid #ccc;"
-		     "padding:3px 6px;text-align:left}th{background:#f3f3f3}td.n{text-align:right;"
-		     "font-variant-numeric:tabular-nums}td.bad{background:#fdd;font-weight:bold}"
-		     "td.ok{color:#070}\n"
-		     "svg.plot{border:1px solid #ddd}\n"
-		     "figure{margin:8px 0 20px}.claim{color:#036}.note{color:#850}.err{color:#b00}\n"
-		     "</style></head><body>\n<h1>gpuvet bench</h1>\n<p>");
+	sb_adds(&sb,
+		"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		"<title>gpuvet bench</title><style>\n"
+		"body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}\n"
+		"table{border-collapse:collapse;margin:8px 0 16px}td,th{border:1px solid #ccc;"
+		"padding:3px 6px;text-align:left}th{background:#f3f3f3}td.n{text-align:right;"
+		"font-variant-numeric:tabular-nums}td.bad{background:#fdd;font-weight:bold}"
+		"td.ok{color:#070}\n"
+		"svg.plot{border:1px solid #ddd}\n"
+		"figure{margin:8px 0 20px}.claim{color:#036}.note{color:#850}.err{color:#b00}\n"
+		"</style></head><body>\n<h1>gpuvet bench</h1>\n<p>");
 	sb_adds(&sb, "gpuvet ");
 	esc(&sb, jstr(v, "gpuvet"));
 	if (*jstr(v, "driver")) {
@@ -425,10 +452,12 @@ char *bench_report_html(json_t *doc)
 	}
 	sb_adds(&sb, ". Created ");
 	esc(&sb, jstr(doc, "created"));
-	sb_adds(&sb, ".</p>\n<table><tr><th>GPU</th><th>name</th><th>bus</th><th>cc</th><th>SMs</th>"
-		     "<th>max SM clock</th><th>memory peak</th><th>PCIe (per direction)</th>"
-		     "<th>NVLink (per direction)</th></tr>\n");
-	json_array_foreach(json_object_get(doc, "devices"), i, x) {
+	sb_adds(&sb,
+		".</p>\n<table><tr><th>GPU</th><th>name</th><th>bus</th><th>cc</th><th>SMs</th>"
+		"<th>max SM clock</th><th>memory peak</th><th>PCIe (per direction)</th>"
+		"<th>NVLink (per direction)</th></tr>\n");
+	json_array_foreach(json_object_get(doc, "devices"), i, x)
+	{
 		json_t *pk = json_object_get(x, "peaks");
 
 		sb_addf(&sb, "<tr><td>%.0f</td><td>", jnum(x, "gpu", 0));
@@ -444,8 +473,8 @@ char *bench_report_html(json_t *doc)
 		else
 			sb_adds(&sb, "<td>n/a</td>");
 		if (jnum(x, "nvlink_links", 0) > 0)
-			sb_addf(&sb, "<td>%.0f links, %.0f GB/s</td></tr>\n", jnum(x, "nvlink_links", 0),
-				jnum(pk, "nvlink_gbs", 0));
+			sb_addf(&sb, "<td>%.0f links, %.0f GB/s</td></tr>\n",
+				jnum(x, "nvlink_links", 0), jnum(pk, "nvlink_gbs", 0));
 		else
 			sb_adds(&sb, "<td>none</td></tr>\n");
 	}
@@ -455,31 +484,33 @@ char *bench_report_html(json_t *doc)
 		bool any = false;
 		json_t *r;
 
-		json_array_foreach(results, i, r)
-			any |= !strcmp(jstr(r, "bench"), fi->name);
-		json_array_foreach(json_object_get(doc, "notes"), i, r)
-			any |= !strcmp(jstr(r, "bench"), fi->name);
+		json_array_foreach(results, i, r) any |= !strcmp(jstr(r, "bench"), fi->name);
+		json_array_foreach(json_object_get(doc, "notes"), i, r) any |=
+		    !strcmp(jstr(r, "bench"), fi->name);
 		if (!any)
 			continue;
 		sb_adds(&sb, "<h2>");
 		esc(&sb, fi->title);
 		sb_adds(&sb, "</h2>\n");
 		table(&sb, results, fi->name);
-		json_array_foreach(json_object_get(doc, "summary"), i, r)
-			if (!strcmp(jstr(r, "bench"), fi->name)) {
-				sb_adds(&sb, "<p class=\"claim\">");
-				esc(&sb, jstr(r, "text"));
-				sb_adds(&sb, "</p>\n");
-			}
-		json_array_foreach(json_object_get(doc, "notes"), i, r)
-			if (!strcmp(jstr(r, "bench"), fi->name)) {
-				sb_adds(&sb, "<p class=\"note\">");
-				esc(&sb, jstr(r, "kind"));
-				sb_adds(&sb, ": ");
-				esc(&sb, jstr(r, "text"));
-				sb_adds(&sb, "</p>\n");
-			}
-		json_array_foreach(plots, i, x) {
+		json_array_foreach(json_object_get(doc, "summary"), i,
+				   r) if (!strcmp(jstr(r, "bench"), fi->name))
+		{
+			sb_adds(&sb, "<p class=\"claim\">");
+			esc(&sb, jstr(r, "text"));
+			sb_adds(&sb, "</p>\n");
+		}
+		json_array_foreach(json_object_get(doc, "notes"), i,
+				   r) if (!strcmp(jstr(r, "bench"), fi->name))
+		{
+			sb_adds(&sb, "<p class=\"note\">");
+			esc(&sb, jstr(r, "kind"));
+			sb_adds(&sb, ": ");
+			esc(&sb, jstr(r, "text"));
+			sb_adds(&sb, "</p>\n");
+		}
+		json_array_foreach(plots, i, x)
+		{
 			struct series *s;
 			const char *unit = "", *x_unit = "B";
 			int ns;
@@ -489,13 +520,15 @@ char *bench_report_html(json_t *doc)
 			s = xcalloc(16, sizeof(*s));
 			ns = collect(results, jstr(x, "id"), s, 16, &unit, &x_unit);
 			if (ns > 0)
-				svg_plot(&sb, jstr(x, "title"), jstr(x, "x_label"), jstr(x, "y_label"),
-					 x_unit, true, json_is_true(json_object_get(x, "log_y")), s, ns);
+				svg_plot(&sb, jstr(x, "title"), jstr(x, "x_label"),
+					 jstr(x, "y_label"), x_unit, true,
+					 json_is_true(json_object_get(x, "log_y")), s, ns);
 			free(s);
 		}
 	}
 	sensor_plots(&sb, doc);
-	json_array_foreach(json_object_get(doc, "errors"), i, x) {
+	json_array_foreach(json_object_get(doc, "errors"), i, x)
+	{
 		sb_adds(&sb, "<p class=\"err\">error: ");
 		esc(&sb, json_string_value(x));
 		sb_adds(&sb, "</p>\n");
@@ -505,8 +538,9 @@ char *bench_report_html(json_t *doc)
 			jnum(doc, "unverified", 0));
 	if (json_is_true(json_object_get(doc, "interrupted")))
 		sb_adds(&sb, "<p class=\"err\">Interrupted: the results are partial.</p>\n");
-	sb_adds(&sb, "<p><small>Method, peaks and formulas: docs/bench.md in gpuvet's sources.</small>"
-		     "</p>\n</body></html>\n");
+	sb_adds(&sb,
+		"<p><small>Method, peaks and formulas: docs/bench.md in gpuvet's sources.</small>"
+		"</p>\n</body></html>\n");
 	return sb_detach(&sb);
 }
 

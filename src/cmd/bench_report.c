@@ -95,7 +95,8 @@ static void print_header(FILE *f, json_t *doc)
 	if (*jstr(v, "nccl"))
 		fprintf(f, ", NCCL %s", jstr(v, "nccl"));
 	fputc('\n', f);
-	json_array_foreach(devs, i, d) {
+	json_array_foreach(devs, i, d)
+	{
 		json_t *pk = json_object_get(d, "peaks");
 		char hbm[32] = "", pcie[48] = "", nvl[48] = "";
 
@@ -107,8 +108,9 @@ static void print_header(FILE *f, json_t *doc)
 		if (jnum(d, "nvlink_links", 0) > 0)
 			str_fmt(nvl, sizeof(nvl), ", NVLink x%.0f", jnum(d, "nvlink_links", 0));
 		fprintf(f, "GPU %lld: %s (%s), cc %s, %.0f SMs at up to %.0f MHz%s%s%s\n",
-			(long long)jnum(d, "gpu", 0), jstr(d, "name"), jstr(d, "bus_id"), jstr(d, "cc"),
-			jnum(d, "sm_count", 0), jnum(d, "sm_clock_max_mhz", 0), hbm, pcie, nvl);
+			(long long)jnum(d, "gpu", 0), jstr(d, "name"), jstr(d, "bus_id"),
+			jstr(d, "cc"), jnum(d, "sm_count", 0), jnum(d, "sm_clock_max_mhz", 0), hbm,
+			pcie, nvl);
 	}
 	if (json_is_object(json_object_get(doc, "host")))
 		fprintf(f, "host: %.0f CPUs (%s)\n", jnum(json_object_get(doc, "host"), "cpus", 0),
@@ -150,11 +152,11 @@ static void print_row(FILE *f, json_t *r, bool traffic_col)
 		str_append(clk, p, sizeof(clk));
 	}
 	if (traffic_col)
-		fprintf(f, "  %-5s %-40s %9s %12s %12s %7s  %-26s %s%-6s%s %s\n", w, jstr(r, "label"),
-			size, val, tr, pct, spread, col, check, c_reset(), clk);
+		fprintf(f, "  %-5s %-40s %9s %12s %12s %7s  %-26s %s%-6s%s %s\n", w,
+			jstr(r, "label"), size, val, tr, pct, spread, col, check, c_reset(), clk);
 	else
-		fprintf(f, "  %-5s %-40s %9s %14s %7s  %-26s %s%-6s%s %s\n", w, jstr(r, "label"), size,
-			val, pct, spread, col, check, c_reset(), clk);
+		fprintf(f, "  %-5s %-40s %9s %14s %7s  %-26s %s%-6s%s %s\n", w, jstr(r, "label"),
+			size, val, pct, spread, col, check, c_reset(), clk);
 }
 
 static int by_size(const void *a, const void *b)
@@ -170,7 +172,8 @@ static void print_sweeps(FILE *f, json_t *results, const char *family)
 	size_t i, j;
 	json_t *r, *done = json_object();
 
-	json_array_foreach(results, i, r) {
+	json_array_foreach(results, i, r)
+	{
 		const char *series = jstr(r, "series");
 		char key[96];
 		struct strbuf sb;
@@ -183,7 +186,8 @@ static void print_sweeps(FILE *f, json_t *results, const char *family)
 		if (json_object_get(done, key))
 			continue;
 		json_object_set_new(done, key, json_true());
-		json_array_foreach(results, j, q) {
+		json_array_foreach(results, j, q)
+		{
 			if (strcmp(jstr(q, "bench"), family) || strcmp(jstr(q, "series"), series) ||
 			    strcmp(jstr(q, "plot"), jstr(r, "plot")))
 				continue;
@@ -195,10 +199,12 @@ static void print_sweeps(FILE *f, json_t *results, const char *family)
 		for (k = 0; k < count; k++) {
 			char sz[24], v[24];
 
-			bench_fmt_size(jnum(pts[k], "size", 0), jstr(pts[k], "size_unit"), sz, sizeof(sz));
+			bench_fmt_size(jnum(pts[k], "size", 0), jstr(pts[k], "size_unit"), sz,
+				       sizeof(sz));
 			bench_fmt_value(jnum(pts[k], "median", NAN), v, sizeof(v));
 			sb_addf(&sb, "%s%s %s%s", k ? ", " : "", sz, v,
-				json_is_false(json_object_get(pts[k], "verified")) ? " (FAILED)" : "");
+				json_is_false(json_object_get(pts[k], "verified")) ? " (FAILED)"
+										   : "");
 		}
 		if (count > 1)
 			fprintf(f, "  %sby size, %s (%s):%s %s\n", c_dim(), series, jstr(r, "unit"),
@@ -214,10 +220,9 @@ static json_t *find_fit(json_t *results, const char *plot, const char *series, d
 	size_t i;
 	json_t *r;
 
-	json_array_foreach(results, i, r)
-		if (!strcmp(jstr(r, "plot"), plot) && !strcmp(jstr(r, "series"), series) &&
-		    jnum(r, "size", 0) == size)
-			return r;
+	json_array_foreach(results, i, r) if (!strcmp(jstr(r, "plot"), plot) &&
+					      !strcmp(jstr(r, "series"), series) &&
+					      jnum(r, "size", 0) == size) return r;
 	return NULL;
 }
 
@@ -232,7 +237,8 @@ static void print_fit(FILE *f, json_t *results)
 		json_t *r, *sizes = json_array();
 		const char *title = NULL;
 
-		json_array_foreach(results, i, r) {
+		json_array_foreach(results, i, r)
+		{
 			size_t k;
 			json_t *s;
 			bool seen = false;
@@ -241,21 +247,22 @@ static void print_fit(FILE *f, json_t *results)
 				continue;
 			if (!title)
 				title = jstr(r, "label");
-			json_array_foreach(sizes, k, s)
-				if (json_number_value(s) == jnum(r, "size", 0))
-					seen = true;
+			json_array_foreach(sizes, k, s) if (json_number_value(s) ==
+							    jnum(r, "size", 0)) seen = true;
 			if (!seen)
 				json_array_append_new(sizes, json_real(jnum(r, "size", 0)));
 		}
 		if (json_array_size(sizes)) {
 			json_t *s;
 
-			fprintf(f, "  %s%s%s\n", c_bold(), p ? "matmul C = A.B, fp32 (ms per operation)"
-							      : "element-wise z = a*x + y (ms per operation)",
+			fprintf(f, "  %s%s%s\n", c_bold(),
+				p ? "matmul C = A.B, fp32 (ms per operation)"
+				  : "element-wise z = a*x + y (ms per operation)",
 				c_reset());
 			fprintf(f, "  %-10s %12s %12s %16s  %s\n", "elements", "CPU", "GPU",
 				"GPU+transfers", "check");
-			json_array_foreach(sizes, i, s) {
+			json_array_foreach(sizes, i, s)
+			{
 				double sz = json_number_value(s);
 				char cells[3][24], szs[24];
 				const char *check = "ok";
@@ -266,15 +273,16 @@ static void print_fit(FILE *f, json_t *results)
 					json_t *q = find_fit(results, plots[p], series[v], sz);
 
 					if (q) {
-						bench_fmt_value(jnum(q, "median", NAN), cells[v], sizeof(cells[v]));
+						bench_fmt_value(jnum(q, "median", NAN), cells[v],
+								sizeof(cells[v]));
 						if (json_is_false(json_object_get(q, "verified")))
 							check = "FAILED";
 					} else {
 						str_copy(cells[v], "not run", sizeof(cells[v]));
 					}
 				}
-				fprintf(f, "  %-10s %12s %12s %16s  %s\n", szs, cells[0], cells[1], cells[2],
-					check);
+				fprintf(f, "  %-10s %12s %12s %16s  %s\n", szs, cells[0], cells[1],
+					cells[2], check);
 			}
 		}
 		json_decref(sizes);
@@ -283,10 +291,11 @@ static void print_fit(FILE *f, json_t *results)
 		json_t *r, *last = NULL;
 
 		/* the CPU row of the largest size says how many threads it ran on */
-		json_array_foreach(results, i, r)
-			if (!strcmp(jstr(r, "bench"), "fit") && !strcmp(jstr(r, "series"), series[0]) &&
-			    (!last || jnum(r, "size", 0) >= jnum(last, "size", 0)))
-				last = r;
+		json_array_foreach(results, i,
+				   r) if (!strcmp(jstr(r, "bench"), "fit") &&
+					  !strcmp(jstr(r, "series"), series[0]) &&
+					  (!last || jnum(r, "size", 0) >= jnum(last, "size", 0)))
+		    last = r;
 		if (last)
 			fprintf(f, "  %sCPU: %s%s\n", c_dim(), jstr(last, "label"), c_reset());
 	}
@@ -307,15 +316,14 @@ void bench_report_table(FILE *f, json_t *doc)
 		bool any = false, memory = fam == BENCH_MEMORY;
 		json_t *r;
 
-		json_array_foreach(results, i, r)
-			any |= !strcmp(jstr(r, "bench"), fi->name);
-		json_array_foreach(notes, i, x)
-			any |= !strcmp(jstr(x, "bench"), fi->name);
+		json_array_foreach(results, i, r) any |= !strcmp(jstr(r, "bench"), fi->name);
+		json_array_foreach(notes, i, x) any |= !strcmp(jstr(x, "bench"), fi->name);
 		if (!any)
 			continue;
 		fprintf(f, "\n%s== %s ==%s\n", c_bold(), fi->title, c_reset());
 		if (memory)
-			fputs("  rate: bytes as the test counts them (a copy counts each byte once); HBM "
+			fputs("  rate: bytes as the test counts them (a copy counts each byte "
+			      "once); HBM "
 			      "traffic: bytes read + written\n",
 			      f);
 		if (fam == BENCH_FIT) {
@@ -323,49 +331,59 @@ void bench_report_table(FILE *f, json_t *doc)
 		} else {
 			bool header = false;
 
-			json_array_foreach(results, i, r) {
+			json_array_foreach(results, i, r)
+			{
 				if (strcmp(jstr(r, "bench"), fi->name) ||
 				    !json_is_true(json_object_get(r, "headline")))
 					continue;
 				if (!header) {
 					if (memory)
-						fprintf(f, "  %s%-5s %-40s %9s %12s %12s %7s  %-26s %-6s %s%s\n",
-							c_dim(), "GPU", "test", "size", "rate", "HBM traffic",
-							"% peak", "spread (min..max, cv)", "check",
+						fprintf(f,
+							"  %s%-5s %-40s %9s %12s %12s %7s  %-26s "
+							"%-6s %s%s\n",
+							c_dim(), "GPU", "test", "size", "rate",
+							"HBM traffic", "% peak",
+							"spread (min..max, cv)", "check",
 							"SM clock, power", c_reset());
 					else
-						fprintf(f, "  %s%-5s %-40s %9s %14s %7s  %-26s %-6s %s%s\n", c_dim(),
-							"GPU", "test", "size", "median", "% peak",
-							"spread (min..max, cv)", "check", "SM clock, power",
-							c_reset());
+						fprintf(f,
+							"  %s%-5s %-40s %9s %14s %7s  %-26s %-6s "
+							"%s%s\n",
+							c_dim(), "GPU", "test", "size", "median",
+							"% peak", "spread (min..max, cv)", "check",
+							"SM clock, power", c_reset());
 					header = true;
 				}
 				print_row(f, r, memory);
 			}
 			print_sweeps(f, results, fi->name);
 		}
-		json_array_foreach(sums, i, x)
-			if (!strcmp(jstr(x, "bench"), fi->name))
-				fprintf(f, "  %s=>%s %s\n", c_cyan(), c_reset(), jstr(x, "text"));
-		json_array_foreach(notes, i, x) {
+		json_array_foreach(sums, i, x) if (!strcmp(jstr(x, "bench"), fi->name))
+		    fprintf(f, "  %s=>%s %s\n", c_cyan(), c_reset(), jstr(x, "text"));
+		json_array_foreach(notes, i, x)
+		{
 			const char *kind = jstr(x, "kind");
 
 			if (strcmp(jstr(x, "bench"), fi->name))
 				continue;
 			fprintf(f, "  %s%s:%s %s\n", !strcmp(kind, "error") ? c_red() : c_yellow(),
-				!strcmp(kind, "skip") ? "skipped" : !strcmp(kind, "info") ? "note" : kind,
+				!strcmp(kind, "skip")   ? "skipped"
+				: !strcmp(kind, "info") ? "note"
+							: kind,
 				c_reset(), jstr(x, "text"));
 		}
 	}
-	json_array_foreach(notes, i, x)
-		if (!strcmp(jstr(x, "bench"), "run"))
-			fprintf(f, "%snote:%s %s\n", c_yellow(), c_reset(), jstr(x, "text"));
+	json_array_foreach(notes, i, x) if (!strcmp(jstr(x, "bench"), "run"))
+	    fprintf(f, "%snote:%s %s\n", c_yellow(), c_reset(), jstr(x, "text"));
 	json_array_foreach(errs, i, x)
-		fprintf(f, "%serror:%s %s\n", c_red(), c_reset(), json_string_value(x));
+	    fprintf(f, "%serror:%s %s\n", c_red(), c_reset(), json_string_value(x));
 	unverified = (long long)jnum(doc, "unverified", 0);
 	if (unverified > 0)
-		fprintf(f, "\n%s%lld result%s FAILED verification: the GPU computed or moved wrong data%s\n",
+		fprintf(f,
+			"\n%s%lld result%s FAILED verification: the GPU computed or moved wrong "
+			"data%s\n",
 			c_red(), unverified, unverified == 1 ? "" : "s", c_reset());
 	if (json_is_true(json_object_get(doc, "interrupted")))
-		fprintf(f, "\n%sinterrupted: the results above are partial%s\n", c_yellow(), c_reset());
+		fprintf(f, "\n%sinterrupted: the results above are partial%s\n", c_yellow(),
+			c_reset());
 }

@@ -16,7 +16,7 @@ struct bench_env;
 /* What the document needs beyond the run's environment. */
 struct bench_doc_in {
 	int argc;
-	char **argv;		    /* the command line as typed */
+	char **argv;                /* the command line as typed */
 	const char *driver_version; /* from NVML, may be NULL */
 };
 

@@ -7,7 +7,10 @@
 
 #include "../util/util.h"
 
-#define SYM(field, req, ...) {{__VA_ARGS__}, offsetof(struct cublaslt_api, field), req}
+#define SYM(field, req, ...)                                                                       \
+	{                                                                                          \
+		{__VA_ARGS__}, offsetof(struct cublaslt_api, field), req                           \
+	}
 
 static const struct vsym lt_syms[] = {
 	SYM(Create, true, "cublasLtCreate"),
@@ -52,8 +55,9 @@ int cublaslt_load(struct cublaslt_lib *l, const char *const *dirs, size_t ndirs,
 	free(owned);
 	free(cand);
 	if (rc != 0) {
-		err_hint(e, "install cuBLAS (the CUDA toolkit's libcublas, or pip's nvidia-cublas), or "
-			    "name the file with GPUVET_CUBLASLT_LIBRARY");
+		err_hint(
+		    e, "install cuBLAS (the CUDA toolkit's libcublas, or pip's nvidia-cublas), or "
+		       "name the file with GPUVET_CUBLASLT_LIBRARY");
 		return -1;
 	}
 	if (vlib_bind(&l->lib, lt_syms, ARRAY_SIZE(lt_syms), &l->api, e) != 0) {

@@ -67,10 +67,10 @@ enum {
 /* cublasLtMatmulPreferenceAttributes_t */
 enum { LT_PREF_MAX_WORKSPACE_BYTES = 1 /* uint64 */ };
 
-typedef struct lt_handle_st *lt_handle;		/* cublasLtHandle_t */
-typedef struct lt_desc_st *lt_desc;		/* cublasLtMatmulDesc_t */
-typedef struct lt_layout_st *lt_layout;		/* cublasLtMatrixLayout_t */
-typedef struct lt_pref_st *lt_pref;		/* cublasLtMatmulPreference_t */
+typedef struct lt_handle_st *lt_handle; /* cublasLtHandle_t */
+typedef struct lt_desc_st *lt_desc;     /* cublasLtMatmulDesc_t */
+typedef struct lt_layout_st *lt_layout; /* cublasLtMatrixLayout_t */
+typedef struct lt_pref_st *lt_pref;     /* cublasLtMatmulPreference_t */
 
 struct lt_algo { /* cublasLtMatmulAlgo_t */
 	uint64_t data[8];
@@ -98,12 +98,12 @@ struct cublaslt_api {
 	int (*MatmulPreferenceDestroy)(lt_pref);
 	int (*MatmulPreferenceSetAttribute)(lt_pref, int attr, const void *buf, size_t size);
 	int (*MatmulAlgoGetHeuristic)(lt_handle, lt_desc, lt_layout a, lt_layout b, lt_layout c,
-				      lt_layout d, lt_pref, int requested, struct lt_heuristic *results,
-				      int *returned);
-	int (*Matmul)(lt_handle, lt_desc, const void *alpha, const void *a, lt_layout, const void *b,
-		      lt_layout, const void *beta, const void *c, lt_layout, void *d, lt_layout,
-		      const struct lt_algo *algo, void *workspace, size_t workspace_bytes,
-		      void *stream);
+				      lt_layout d, lt_pref, int requested,
+				      struct lt_heuristic *results, int *returned);
+	int (*Matmul)(lt_handle, lt_desc, const void *alpha, const void *a, lt_layout,
+		      const void *b, lt_layout, const void *beta, const void *c, lt_layout, void *d,
+		      lt_layout, const struct lt_algo *algo, void *workspace,
+		      size_t workspace_bytes, void *stream);
 };
 
 struct cublaslt_lib {

@@ -7,7 +7,10 @@
 
 #include "../util/util.h"
 
-#define SYM(field, req, ...) {{__VA_ARGS__}, offsetof(struct nccl_api, field), req}
+#define SYM(field, req, ...)                                                                       \
+	{                                                                                          \
+		{__VA_ARGS__}, offsetof(struct nccl_api, field), req                               \
+	}
 
 static const struct vsym nccl_syms[] = {
 	SYM(GetVersion, true, "ncclGetVersion"),

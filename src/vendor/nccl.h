@@ -26,8 +26,8 @@ enum {
 	NCCL_IN_PROGRESS = 7,
 };
 
-enum { NCCL_SUM = 0 };	       /* ncclRedOp_t */
-enum { NCCL_FLOAT32 = 7 };     /* ncclDataType_t */
+enum { NCCL_SUM = 0 };     /* ncclRedOp_t */
+enum { NCCL_FLOAT32 = 7 }; /* ncclDataType_t */
 
 typedef struct nccl_comm_st *nccl_comm; /* ncclComm_t */
 

@@ -62,7 +62,8 @@ static void pcie_and_nvlink(void)
 	CHECK(WITHIN(peak_pcie_bytes(4, 16), 31.5e9, 1e-3));
 	CHECK(WITHIN(peak_pcie_bytes(3, 16), 15.75e9, 1e-3));
 	CHECK(WITHIN(peak_pcie_bytes(2, 8), 4e9, 1e-9));
-	CHECK(peak_pcie_bytes(0, 16) == 0 && peak_pcie_bytes(7, 16) == 0 && peak_pcie_bytes(5, 0) == 0);
+	CHECK(peak_pcie_bytes(0, 16) == 0 && peak_pcie_bytes(7, 16) == 0 &&
+	      peak_pcie_bytes(5, 0) == 0);
 	/* H200: 18 links x 26.5625 GB/s per direction */
 	CHECK(WITHIN(peak_nvlink_bytes(9, 0, 18), 478.125e9, 1e-9));
 	CHECK(WITHIN(peak_nvlink_bytes(8, 0, 12), 300e9, 1e-9));

@@ -116,7 +116,8 @@ static void run_to_json(void)
 	CHECK(json_real_value(json_object_get(x, "median")) == 2050);
 	CHECK(json_real_value(json_object_get(x, "hbm_traffic")) == 4100);
 	/* % of peak is of the traffic */
-	CHECK(fabs(json_real_value(json_object_get(x, "percent_of_peak")) - 100.0 * 4100 / 4815) < 1e-9);
+	CHECK(fabs(json_real_value(json_object_get(x, "percent_of_peak")) - 100.0 * 4100 / 4815) <
+	      1e-9);
 	CHECK(json_is_true(json_object_get(x, "verified")));
 	CHECK(json_array_size(json_object_get(x, "samples")) == 3);
 	CHECK(json_object_get(x, "peer") == NULL);
@@ -129,9 +130,12 @@ static void run_to_json(void)
 	CHECK(json_is_null(json_object_get(x, "verified")));
 	/* sensors never read are absent, not 0 */
 	CHECK(json_object_get(x, "power_w") == NULL);
-	CHECK(json_is_null(json_object_get(json_array_get(json_object_get(j, "summary"), 0), "value")));
-	CHECK(json_real_value(json_object_get(json_array_get(json_object_get(j, "summary"), 1), "value")) == 15.5);
-	CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(j, "notes"), 0), "kind")),
+	CHECK(json_is_null(
+	    json_object_get(json_array_get(json_object_get(j, "summary"), 0), "value")));
+	CHECK(json_real_value(json_object_get(json_array_get(json_object_get(j, "summary"), 1),
+					      "value")) == 15.5);
+	CHECK_STR(json_string_value(
+		      json_object_get(json_array_get(json_object_get(j, "notes"), 0), "kind")),
 		  "skip");
 	CHECK(json_integer_value(json_object_get(j, "unverified")) == 1);
 	CHECK(json_array_size(json_object_get(j, "plots")) == 1);

@@ -22,7 +22,6 @@ struct layout {
 	int64_t ld;
 };
 
-
 static int token;
 
 EXPORT int cublasLtCreate(lt_handle *h)
@@ -69,7 +68,8 @@ EXPORT int cublasLtMatmulDescSetAttribute(lt_desc d, int attr, const void *buf, 
 		memcpy(&x->tb, buf, 4);
 	return 0;
 }
-EXPORT int cublasLtMatrixLayoutCreate(lt_layout *l, int type, uint64_t rows, uint64_t cols, int64_t ld)
+EXPORT int cublasLtMatrixLayoutCreate(lt_layout *l, int type, uint64_t rows, uint64_t cols,
+				      int64_t ld)
 {
 	struct layout *x = calloc(1, sizeof(*x));
 
@@ -175,9 +175,9 @@ static double get(int type, const void *p, size_t i)
 }
 
 EXPORT int cublasLtMatmul(lt_handle h, lt_desc d, const void *alpha, const void *A, lt_layout la,
-			  const void *B, lt_layout lb, const void *beta, const void *C, lt_layout lc,
-			  void *D, lt_layout ld, const struct lt_algo *algo, void *ws, size_t wsb,
-			  void *stream)
+			  const void *B, lt_layout lb, const void *beta, const void *C,
+			  lt_layout lc, void *D, lt_layout ld, const struct lt_algo *algo, void *ws,
+			  size_t wsb, void *stream)
 {
 	struct desc *x = (struct desc *)d;
 	struct layout *a = (struct layout *)la, *b = (struct layout *)lb, *c = (struct layout *)ld;
@@ -185,7 +185,7 @@ EXPORT int cublasLtMatmul(lt_handle h, lt_desc d, const void *alpha, const void 
 	double *ad = malloc(m * k * sizeof(double)), *bd = malloc(k * n * sizeof(double));
 
 	(void)h, (void)alpha, (void)beta, (void)C, (void)lc, (void)algo, (void)ws, (void)wsb,
-		(void)stream;
+	    (void)stream;
 	if (!ad || !bd) {
 		free(ad);
 		free(bd);

@@ -588,7 +588,8 @@ EXPORT int cuModuleGetFunction(cu_func *f, cu_module m, const char *name)
 	return CUDA_ERROR_NOT_FOUND;
 }
 EXPORT int cuLaunchKernel(cu_func f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-			  unsigned by, unsigned bz, unsigned sh, cu_stream s, void **args, void **extra)
+			  unsigned by, unsigned bz, unsigned sh, cu_stream s, void **args,
+			  void **extra)
 {
 	size_t k = (size_t)(uintptr_t)f - 1;
 
@@ -598,7 +599,8 @@ EXPORT int cuLaunchKernel(cu_func f, unsigned gx, unsigned gy, unsigned gz, unsi
 	if (k >= sizeof(kernels) / sizeof(kernels[0]) || gx == 0 || bx == 0 || bx > 1024)
 		return CUDA_ERROR_INVALID_VALUE;
 	kernels[k].fn(args);
-	if (corrupt && kernels[k].out_arg >= 0 && !strncmp(corrupt, kernels[k].name, strlen(corrupt)))
+	if (corrupt && kernels[k].out_arg >= 0 &&
+	    !strncmp(corrupt, kernels[k].name, strlen(corrupt)))
 		(*(uint32_t *)(uintptr_t)(*(cu_ptr *)args[kernels[k].out_arg]))++;
 	return 0;
 }

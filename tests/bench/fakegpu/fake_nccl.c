@@ -8,7 +8,7 @@
 #include <string.h>
 
 #define EXPORT __attribute__((visibility("default")))
-#define MAXR 8
+#define MAXR   8
 
 struct comm {
 	int rank, n;

@@ -41,4 +41,3 @@ uint8_t fake_e4m3(float f)
 		return (uint8_t)(s | 0x7e);
 	return (uint8_t)(s | (uint32_t)e << 3 | m);
 }
-
