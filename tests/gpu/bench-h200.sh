@@ -35,10 +35,11 @@ for a in "$@"; do
 done
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export PYTHONUNBUFFERED=1
+cd "$(dirname "$0")/../.." || exit 1
 OUT=${OUT:-$(mktemp -d)}
 mkdir -p "$OUT"
 LOG="$OUT/log.txt"
-GPUVET=${GPUVET:-./gpuvet}
+GPUVET=${GPUVET:-$(pwd)/gpuvet}
 T0=$(date +%s)
 TMPD=$(mktemp -d)
 trap 'rm -rf "$TMPD"' EXIT

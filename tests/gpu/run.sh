@@ -13,7 +13,7 @@ ko() { echo "FAIL $1${2:+: $2}"; fail=$((fail + 1)); }
 sk() { echo "SKIP $1: $2"; skip=$((skip + 1)); }
 
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
-	for t in doctor status query record replay; do sk "$t" "no NVIDIA GPU or driver here"; done
+	for t in doctor status query record replay bench; do sk "$t" "no NVIDIA GPU or driver here"; done
 	echo "$pass passed, $fail failed, $skip skipped"
 	exit 0
 fi
@@ -51,5 +51,18 @@ a=$(js "$TMP/live.json" "$sel"); b=$(js "$TMP/replay.json" "$sel")
 if [ "$a" = "$b" ]; then
 	ok "replaying the recording gives the live findings"
 else ko "replay findings" "live $a; replay $b"; fi
+# bench: a quick run of launch and memory on GPU 0 verifies every result, and the read kernel
+# moves at least half of the HBM peak (a sanity check; tests/gpu/bench-h200.sh compares for real)
+if "$G" bench --list | grep -q '^kernels: built by nvcc'; then
+	"$G" bench launch memory -i 0 --quick --size 512M --json >"$TMP/bench.json" 2>"$TMP/bench.err"; rc=$?
+	[ "$rc" -eq 0 ] && ok "bench launch memory --quick (exit 0)" || ko "bench exit $rc" "$(tail -c 300 "$TMP/bench.err")"
+	v=$(js "$TMP/bench.json" "all(r['verified'] for r in d['results']) and len(d['results']) > 5")
+	[ "$v" = True ] && ok "bench: every result verified" || ko "bench: every result verified" "$v"
+	p=$(js "$TMP/bench.json" "max([r.get('percent_of_peak', 0) for r in d['results'] if r['test'] == 'read_kernel'] or [0])")
+	if awk -v p="$p" 'BEGIN { exit !(p > 50 && p < 105) }'; then ok "bench: read kernel at $p% of HBM peak"; else
+		ko "bench: read kernel % of HBM peak" "$p"; fi
+else
+	sk "bench" "this gpuvet was built without nvcc"
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
