@@ -112,6 +112,49 @@ static void progress_clear(struct progress *p)
 
 /* ---- --list ------------------------------------------------------------------------------ */
 
+/*
+ * GPUVET_BENCH_KERNELS=FILE loads the kernel image from FILE (a fatbin, cubin or PTX that
+ * cuModuleLoadData takes) instead of the one built in: a kernel rebuilt by another toolkit can
+ * be tried without relinking, and the fake GPUs of the tests run a build made without nvcc.
+ */
+static const char *kernels_override(void)
+{
+	const char *f = getenv("GPUVET_BENCH_KERNELS");
+
+	return f && *f ? f : NULL;
+}
+
+/* The image to load: the override's contents (*owned, caller frees) or the built-in one. */
+static const void *kernels_image(void **owned, struct err *e)
+{
+	const char *f = kernels_override();
+	FILE *fp;
+	long len;
+	char *buf;
+
+	*owned = NULL;
+	if (!f)
+		return gpuvet_kernels_size ? gpuvet_kernels : NULL;
+	fp = fopen(f, "rbe");
+	if (!fp || fseek(fp, 0, SEEK_END) != 0 || (len = ftell(fp)) <= 0 || fseek(fp, 0, SEEK_SET)) {
+		err_set(e, EXIT_UNAVAILABLE, "cannot read GPUVET_BENCH_KERNELS '%s'", f);
+		if (fp)
+			fclose(fp);
+		return NULL;
+	}
+	/* PTX must end in a NUL; the extra byte costs a fatbin nothing */
+	buf = xcalloc((size_t)len + 1, 1);
+	if (fread(buf, 1, (size_t)len, fp) != (size_t)len) {
+		err_set(e, EXIT_UNAVAILABLE, "cannot read GPUVET_BENCH_KERNELS '%s'", f);
+		free(buf);
+		fclose(fp);
+		return NULL;
+	}
+	fclose(fp);
+	*owned = buf;
+	return buf;
+}
+
 static int list_benches(void)
 {
 	int f;
@@ -119,7 +162,9 @@ static int list_benches(void)
 	for (f = 0; f < BENCH_FAMILY_COUNT; f++)
 		printf("%-10s %s\n", bench_family(f)->name, bench_family(f)->summary);
 	printf("%-10s %s\n", "all", "every benchmark above, in this order");
-	if (gpuvet_kernels_size)
+	if (kernels_override())
+		printf("\nkernels: from GPUVET_BENCH_KERNELS=%s\n", kernels_override());
+	else if (gpuvet_kernels_size)
 		printf("\nkernels: built by nvcc %s for sm_%s (plus PTX of the newest)\n",
 		       gpuvet_kernels_nvcc, gpuvet_kernels_targets);
 	else
@@ -436,6 +481,7 @@ static int run_bench(int argc, char **argv)
 	json_t *errors = json_array(), *doc;
 	struct sigaction sa, old_int, old_term;
 	int *nvml_idx = NULL, nnvml = 0;
+	void *image_owned = NULL;
 
 	err_clear(&e);
 	memset(&sys, 0, sizeof(sys));
@@ -497,7 +543,12 @@ static int run_bench(int argc, char **argv)
 		rc = cmd_report_error(&e);
 		goto out_early;
 	}
-	if (!gpuvet_kernels_size) {
+	env.image = kernels_image(&image_owned, &e);
+	if (!env.image && e.msg[0]) {
+		rc = cmd_report_error(&e);
+		goto out_early;
+	}
+	if (!env.image) {
 		err_set(&e, EXIT_UNAVAILABLE,
 			"%s; install the CUDA toolkit and rebuild to run bench",
 			gpuvet_kernels_missing);
@@ -532,7 +583,6 @@ static int run_bench(int argc, char **argv)
 	}
 
 	/* the environment of the run */
-	env.image = gpuvet_kernels;
 	env.opt.size_bytes = o.size;
 	env.opt.budget_s = o.budget;
 	env.opt.quick = o.quick;
@@ -633,6 +683,7 @@ out_early:
 	(void)0;
 out:
 	bench_teardown(&env);
+	free(image_owned);
 	free(env.gpus);
 	free(nvml_idx);
 	free(cands);

@@ -120,6 +120,8 @@ json_t *bench_doc_build(const struct bench_doc_in *in, struct bench_env *env, js
 	bench_versions_json(env, v);
 	json_object_set_new(v, "kernels_nvcc", json_string(gpuvet_kernels_nvcc));
 	json_object_set_new(v, "kernels_targets", json_string(gpuvet_kernels_targets));
+	if (getenv("GPUVET_BENCH_KERNELS"))
+		json_object_set_new(v, "kernels_file", json_string(getenv("GPUVET_BENCH_KERNELS")));
 	json_object_set_new(doc, "versions", v);
 	for (f = 0; f < BENCH_FAMILY_COUNT; f++)
 		if (env->opt.families & (1u << f))

@@ -13,4 +13,15 @@ expect_grep "nonvcc: --list says there are no kernels" '^kernels: none: gpuvet w
 expect_exit "nonvcc: bench says why it cannot run" 5 env GPUVET_NVML_LIBRARY=/nonexistent "$G" bench memory
 expect_grep "nonvcc: the message" 'gpuvet was built without nvcc; install the CUDA toolkit and rebuild to run bench' "$TMP/err"
 expect_exit "nonvcc: other commands work" 0 "$G" --version
+# GPUVET_BENCH_KERNELS supplies an image; on the fake GPUs any file runs the whole harness
+F="$TOP/$O/fakegpu"
+if [ -f "$F/libcuda.so.1" ]; then
+	echo "any bytes" >"$TMP/k.bin"
+	expect_exit "nonvcc: bench runs with GPUVET_BENCH_KERNELS on fake GPUs" 0 env \
+		GPUVET_BENCH_KERNELS="$TMP/k.bin" GPUVET_CUDA_LIBRARY="$F/libcuda.so.1" \
+		GPUVET_NVML_LIBRARY=/nonexistent "$G" bench launch memory --quick --size 1M --json
+	expect_jq "nonvcc: the file is recorded" '.versions.kernels_file != null and .unverified == 0' "$TMP/out"
+	expect_exit "nonvcc: --list names the file" 0 env GPUVET_BENCH_KERNELS="$TMP/k.bin" "$G" bench --list
+	expect_grep "nonvcc: --list line" '^kernels: from GPUVET_BENCH_KERNELS=' "$TMP/out"
+fi
 expect_exit "nonvcc: stored results still render" 0 "$G" bench --load "$TOP/tests/bench/sample-fakegpu.json"
