@@ -87,6 +87,21 @@ if [ ! -x "$GPUVET" ]; then
 else
 	"$GPUVET" --version >>"$LOG" 2>&1
 	"$GPUVET" bench --list 2>&1 | tail -n 1 | tee -a "$LOG"
+	# preflight (a few seconds): if this driver refuses the kernels built into the binary, build
+	# them here for sm_90 with the machine's nvcc and load them from the file instead
+	timeout -k 5 30 "$GPUVET" bench launch -i 0 --quick --time-budget 0.02 >/dev/null 2>"$TMPD/pre.err"
+	pre=$?
+	cat "$TMPD/pre.err" >>"$LOG"
+	if [ "$pre" -ne 0 ] && grep -q "cannot load gpuvet's kernels" "$TMPD/pre.err" && command -v nvcc >/dev/null 2>&1; then
+		say "the driver refused the built-in kernels; building them here for sm_90"
+		for f in src/kernels/*.cu; do echo "#include \"$(pwd)/$f\""; done >"$TMPD/all.cu"
+		if timeout 120 nvcc -fatbin -O3 -std=c++17 -I. -Isrc/kernels -gencode arch=compute_90,code=sm_90 \
+			-o "$TMPD/kernels.fatbin" "$TMPD/all.cu" >>"$LOG" 2>&1; then
+			export GPUVET_BENCH_KERNELS="$TMPD/kernels.fatbin"
+		fi
+	elif [ "$pre" -ne 0 ]; then
+		say "preflight: gpuvet bench launch exited $pre: $(tail -n 2 "$TMPD/pre.err" | tr '\n' ' ')"
+	fi
 	say "gpuvet bench $GV_ARGS --json (limit ${GV_LIMIT} s)"
 	# shellcheck disable=SC2086
 	timeout -k 15 -s INT "$GV_LIMIT" "$GPUVET" bench $GV_ARGS --json --html "$OUT/bench.html" \
