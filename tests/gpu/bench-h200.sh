@@ -107,7 +107,7 @@ else
 	timeout -k 15 -s INT "$GV_LIMIT" "$GPUVET" bench $GV_ARGS --json --html "$OUT/bench.html" \
 		>"$OUT/gpuvet.json" 2>>"$LOG"
 	GV_RC=$?
-	say "gpuvet exit code $GV_RC (0 ok, 2 a result failed verification, 130 stopped at the limit)"
+	say "gpuvet exit code $GV_RC (0 ok, 2 a result failed verification, 124 stopped at the time limit: partial results)"
 	if "$GPUVET" bench --load "$OUT/gpuvet.json" >"$OUT/gpuvet.txt" 2>>"$LOG"; then
 		cat "$OUT/gpuvet.txt"
 	else
