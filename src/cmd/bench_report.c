@@ -215,6 +215,79 @@ static void print_sweeps(FILE *f, json_t *results, const char *family)
 	json_decref(done);
 }
 
+/* The GPU<->GPU headline figures as source x destination matrices. */
+static void print_p2p_matrices(FILE *f, json_t *results)
+{
+	static const struct {
+		const char *test, *title;
+	} m[] = {
+		{"write_ce", "write, copy engine, P2P on (GB/s)"},
+		{"read_ce", "read, copy engine, P2P on (GB/s)"},
+		{"copy_p2p_off", "copy, P2P off (GB/s)"},
+		{"latency_p2p_on", "4-byte copy latency, P2P on (us)"},
+		{"latency_p2p_off", "4-byte copy latency, P2P off (us)"},
+	};
+	long long ids[16];
+	int n = 0, i, a, b;
+	size_t k;
+	json_t *r;
+
+	json_array_foreach(results, k, r) {
+		json_t *g = json_object_get(r, "gpu"), *p = json_object_get(r, "peer");
+		long long v[2];
+		int t, j;
+
+		if (strcmp(jstr(r, "bench"), "p2p") || !json_is_integer(g) || !json_is_integer(p))
+			continue;
+		v[0] = json_integer_value(g);
+		v[1] = json_integer_value(p);
+		for (t = 0; t < 2; t++) {
+			for (j = 0; j < n && ids[j] != v[t]; j++)
+				;
+			if (j == n && n < 16)
+				ids[n++] = v[t];
+		}
+	}
+	if (n < 2)
+		return;
+	for (i = 0; i < (int)ARRAY_SIZE(m); i++) {
+		bool any = false;
+
+		json_array_foreach(results, k, r) any |= !strcmp(jstr(r, "bench"), "p2p") &&
+							  !strcmp(jstr(r, "test"), m[i].test);
+		if (!any)
+			continue;
+		fprintf(f, "  %s%s, from row to column:%s\n  %8s", c_dim(), m[i].title, c_reset(), "");
+		for (b = 0; b < n; b++)
+			fprintf(f, " %8lld", ids[b]);
+		fputc('\n', f);
+		for (a = 0; a < n; a++) {
+			fprintf(f, "  %8lld", ids[a]);
+			for (b = 0; b < n; b++) {
+				json_t *best = NULL;
+				char v[24] = "-";
+
+				json_array_foreach(results, k, r) {
+					if (strcmp(jstr(r, "bench"), "p2p") ||
+					    strcmp(jstr(r, "test"), m[i].test) ||
+					    !json_is_true(json_object_get(r, "headline")) ||
+					    json_integer_value(json_object_get(r, "gpu")) != ids[a] ||
+					    json_integer_value(json_object_get(r, "peer")) != ids[b])
+						continue;
+					best = r;
+				}
+				if (best) {
+					bench_fmt_value(jnum(best, "median", NAN), v, sizeof(v));
+					if (json_is_false(json_object_get(best, "verified")))
+						str_append(v, "!", sizeof(v));
+				}
+				fprintf(f, " %8s", v);
+			}
+			fputc('\n', f);
+		}
+	}
+}
+
 static json_t *find_fit(json_t *results, const char *plot, const char *series, double size)
 {
 	size_t i;
@@ -357,6 +430,8 @@ void bench_report_table(FILE *f, json_t *doc)
 				print_row(f, r, memory);
 			}
 			print_sweeps(f, results, fi->name);
+			if (fam == BENCH_P2P)
+				print_p2p_matrices(f, results);
 		}
 		json_array_foreach(sums, i, x) if (!strcmp(jstr(x, "bench"), fi->name))
 		    fprintf(f, "  %s=>%s %s\n", c_cyan(), c_reset(), jstr(x, "text"));
