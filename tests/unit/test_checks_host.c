@@ -93,7 +93,7 @@ static void h200_sample_fake_root(void)
 	fr_dir(root, "/sys/bus/pci/drivers/nvidia");
 	/* the virtio devices next to them */
 	for (i = 1; i <= 5; i++) {
-		char bdf[16], target[64];
+		char bdf[32], target[64];
 
 		snprintf(bdf, sizeof(bdf), "0000:00:0%d.0", i);
 		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", bdf);
