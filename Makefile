@@ -99,7 +99,7 @@ endif
 build-only: $(BIN) $(REPLAY_LIBS)
 
 $(BIN): $(OBJ) $(KERNEL_OBJ)
-	$(CC) $(LDFLAGS) -o $@ $(OBJ) $(KERNEL_OBJ) $(JANSSON_LIB) $(LDLIBS)
+	$(CC) $(LDFLAGS) -rdynamic -o $@ $(OBJ) $(KERNEL_OBJ) $(JANSSON_LIB) $(LDLIBS)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)

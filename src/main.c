@@ -6,7 +6,10 @@
  * own options. The commands themselves live in src/cmd/, one file each.
  */
 #define _GNU_SOURCE
+#include <execinfo.h>
 #include <getopt.h>
+#include <signal.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +126,24 @@ static int run_version(int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* A crash prints where it happened, so a report can say more than "segmentation fault".
+ * Only async-signal-safe calls; then the default action (and a core) follows. */
+static void on_crash(int sig)
+{
+	static const char head[] = "gpuvet: internal error: crashed; please report it with this "
+				   "backtrace (gpuvet " GPUVET_VERSION "):\n";
+	void *frames[48];
+	int n;
+
+	if (write(STDERR_FILENO, head, sizeof(head) - 1) < 0) {
+		/* nothing more can be done */
+	}
+	n = backtrace(frames, 48);
+	backtrace_symbols_fd(frames, n, STDERR_FILENO);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -140,6 +161,10 @@ int main(int argc, char **argv)
 	int opt;
 
 	err_clear(&e);
+	signal(SIGSEGV, on_crash);
+	signal(SIGBUS, on_crash);
+	signal(SIGFPE, on_crash);
+	signal(SIGILL, on_crash);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+Vhv", opts, NULL)) != -1) {

@@ -899,71 +899,6 @@ static void for_each_gpu(struct probe *p, struct gpu_system *sys, unsigned flags
 	free(tasks);
 }
 
-/* ---- the status table, its calls side by side ------------------------------------------------
- *
- * `gpuvet status` is one nvmlInit, one handle per GPU and a dozen first calls per GPU. On the
- * H200s a GPU's first call costs about 8 ms and each later first call 1-4 ms, while calls to
- * one GPU from several threads overlap: the table's three groups of calls run on three threads
- * per GPU. GPUVET_SPLIT=0 turns it off (to compare).
- */
-
-static bool table_split(unsigned flags)
-{
-	static int split = -1;
-
-	if (split < 0)
-		split = !(getenv("GPUVET_SPLIT") && strcmp(getenv("GPUVET_SPLIT"), "0") == 0);
-	return split && (flags & PROBE_TABLE) && (flags & PROBE_BRIEF) && !(flags & PROBE_STATIC);
-}
-
-struct table_part {
-	struct probe *p;
-	struct gpu *g;
-	nvml_dev h;
-	unsigned flags;
-	int part;
-	struct watch *w;
-};
-
-static void *table_part_run(void *arg)
-{
-	struct table_part *t = arg;
-
-	watchdog_attach(t->w);
-	if (t->part == 0) {
-		read_static(t->p, t->g, t->h, t->flags);
-	} else {
-		cur_sample = &t->g->s;
-		read_fast(t->p, t->g, t->h,
-			  t->part == 1 ? PF_UTIL | PF_MEMORY | PF_POWER | PF_CLOCK_SM |
-						 PF_CLOCK_EVENTS | PF_PCIE_GEN | PF_PCIE_WIDTH
-				       : PF_TEMP | PF_TEMP_MARGIN,
-			  NULL, &t->g->s);
-		cur_sample = NULL;
-	}
-	watchdog_detach();
-	return NULL;
-}
-
-static void read_table(struct probe *p, struct gpu *g, nvml_dev h, unsigned flags)
-{
-	struct table_part parts[3];
-	pthread_t tids[3];
-	bool started[3];
-	int k;
-
-	g->s.t_ns = now_ns();
-	for (k = 0; k < 3; k++) {
-		parts[k] = (struct table_part){p, g, h, flags, k, watchdog_self()};
-		started[k] = pthread_create(&tids[k], NULL, table_part_run, &parts[k]) == 0;
-		if (!started[k])
-			table_part_run(&parts[k]);
-	}
-	for (k = 0; k < 3; k++)
-		if (started[k])
-			pthread_join(tids[k], NULL);
-}
-
 static void open_gpu(struct probe *p, struct gpu_system *sys, unsigned i, unsigned flags)
 {
 	struct gpu *g = &sys->gpus[i];
@@ -979,10 +914,6 @@ static void open_gpu(struct probe *p, struct gpu_system *sys, unsigned i, unsign
 		g->st.name.lib = LIB_NVML;
 		if (rc == NVML_ERROR_GPU_IS_LOST)
 			g->s.lost = true;
-		return;
-	}
-	if (table_split(flags)) {
-		read_table(p, g, p->handles[i], flags);
 		return;
 	}
 	if (flags & (PROBE_STATIC | PROBE_BRIEF))
@@ -1301,7 +1232,7 @@ static void probe_job_run(void *arg)
 		cuda_thread = pthread_create(&cuda_tid, NULL, cuda_task_run, &ct) == 0;
 	if (j->flags & PROBE_NVML) {
 		j->rc = probe_open(&p, j->sys, j->flags, &j->e);
-		if (j->rc == 0 && !table_split(j->flags) &&
+		if (j->rc == 0 &&
 		    (j->flags & (PROBE_SAMPLE | PROBE_TABLE | PROBE_ECC | PROBE_PROCS | PROBE_SLOW)))
 			for_each_gpu(p, j->sys, j->flags, sample_gpu, true);
 		/* one-shot: leave NVML to process exit (nvmlShutdown costs 3-8 ms) */
