@@ -234,6 +234,9 @@ int bench_dalloc(struct bench_env *env, struct bench_gpu *g, cu_ptr *p, size_t b
 		 const char *what, struct err *e);
 void bench_dfree(struct bench_env *env, cu_ptr *p);
 /* Pinned host memory, portable and mapped into every context. */
+/* fit's square matmul side for about `elems` elements: the largest n with n*n <= elems */
+size_t bench_fit_side(double elems);
+
 int bench_halloc(struct bench_env *env, struct bench_gpu *g, void **p, size_t bytes,
 		 const char *what, struct err *e);
 void bench_hfree(struct bench_env *env, void **p);

@@ -191,6 +191,20 @@ static void zero_part(void *arg, int i, int n)
 	memset(z->p + lo, 0, (hi - lo) * sizeof(float));
 }
 
+/* The side of the square matrices of a matmul of about `elems` elements: never more than elems
+ * in all, since the arrays hold exactly the largest size (rounding sqrt(10^9) up to 31623 wrote
+ * 56 KB past them). */
+size_t bench_fit_side(double elems)
+{
+	size_t n = elems >= 1 ? (size_t)sqrt(elems) : 0;
+
+	while (n > 0 && (double)n * (double)n > elems)
+		n--;
+	while ((double)(n + 1) * (double)(n + 1) <= elems)
+		n++;
+	return n;
+}
+
 /* "10^7" for powers of ten, else 3 digits. */
 static const char *elems_str(double v, char *out, size_t n)
 {
@@ -376,7 +390,7 @@ static int run_task(struct bench_env *env, struct bench_gpu *g, int task, const 
 	for (i = 0; i < nrun; i++) {
 		double el = elems[i];
 
-		f.n = task == 0 ? (size_t)el : (size_t)(sqrt(el) + 0.5);
+		f.n = task == 0 ? (size_t)el : bench_fit_side(el);
 		if (task == 0)
 			f.grid = bench_grid(g, f.n / 4 + 1, 256);
 		if (task == 1) {

@@ -76,6 +76,23 @@ static void crossover_rules(void)
 	CHECK(bench_crossover(cpu1, gpu1, 0) == -1);
 }
 
+/* fit's matmul at 10^9 elements once wrote past its arrays: sqrt rounded up gave 31623^2 */
+static void fit_side_stays_within_the_arrays(void)
+{
+	static const double sizes[] = {1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 3, 1};
+	size_t i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		size_t n = bench_fit_side(sizes[i]);
+
+		CHECK((double)n * (double)n <= sizes[i]);
+		CHECK((double)(n + 1) * (double)(n + 1) > sizes[i]);
+	}
+	CHECK(bench_fit_side(1e9) == 31622);
+	CHECK(bench_fit_side(1e8) == 10000);
+	CHECK(bench_fit_side(0) == 0);
+}
+
 int main(void)
 {
 	RUN(median_odd_even);
@@ -83,5 +100,6 @@ int main(void)
 	RUN(one_and_none);
 	RUN(identical_samples_have_no_spread);
 	RUN(crossover_rules);
+	RUN(fit_side_stays_within_the_arrays);
 	return TEST_DONE();
 }
