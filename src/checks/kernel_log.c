@@ -223,6 +223,7 @@ void check_kernel_log(const struct doctor_input *in, struct findings *out)
 		finding_add(out, "kernel_log.xid", SEV_INFO, -1,
 			    "%d more Xid lines not shown (read them with: sudo dmesg | grep -i xid)",
 			    k->nxids_dropped);
-	if (!shown && !k->nxids_dropped)
+	/* an Xid left to gpu.fallen_off_bus still means the log is not clean: no ok line then */
+	if (k->nxids == 0 && !k->nxids_dropped)
 		finding_add(out, "kernel_log.ok", SEV_OK, -1, "no Xid errors in the kernel log since boot");
 }
