@@ -355,23 +355,16 @@ static void replicate_gpus(json_t *rec, json_int_t count)
 
 /* ---- unpacking ---------------------------------------------------------------------------- */
 
+static int parent_dirs(const char *path);
+
+/* mkdir -p from the deepest folder up: most of a path already exists */
 static int mkdirs(const char *path)
 {
-	char tmp[PATH_MAX];
-	char *p;
-
-	str_copy(tmp, path, sizeof(tmp));
-	for (p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+	if (mkdir(path, 0755) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT || parent_dirs(path) != 0)
 		return -1;
-	return 0;
+	return mkdir(path, 0755) == 0 || errno == EEXIST ? 0 : -1;
 }
 
 static int parent_dirs(const char *path)
@@ -397,9 +390,10 @@ static int write_bytes(const char *path, const char *data, size_t len)
 {
 	FILE *f;
 
-	if (parent_dirs(path) != 0)
-		return -1;
+	/* folders only when the file cannot be made: a recording holds thousands of files */
 	f = fopen(path, "we");
+	if (!f && errno == ENOENT && parent_dirs(path) == 0)
+		f = fopen(path, "we");
 	if (!f)
 		return -1;
 	if (len && fwrite(data, 1, len, f) != len) {
@@ -442,8 +436,12 @@ static int unpack_file(const char *root, const char *rpath, json_t *v, struct st
 		return err_set(e, EXIT_ERROR, "recording: bad entry for '%s'", rpath);
 	}
 	if (link) {
-		if (!json_is_string(link) || parent_dirs(full) != 0 ||
-		    (symlink(json_string_value(link), full) != 0 && errno != EEXIST))
+		const char *to = json_is_string(link) ? json_string_value(link) : NULL;
+		int rc = to ? symlink(to, full) : -1;
+
+		if (to && rc != 0 && errno == ENOENT && parent_dirs(full) == 0)
+			rc = symlink(to, full);
+		if (!to || (rc != 0 && errno != EEXIST))
 			return err_set(e, EXIT_ERROR, "recording: cannot replay link '%s'", rpath);
 	} else if (json_is_string(content)) {
 		if (write_bytes(full, json_string_value(content), json_string_length(content)) != 0)
@@ -846,7 +844,11 @@ int replay_start(const char *path, struct err *e)
 	rec = load_file(path, 0, e);
 	if (!rec)
 		return -1;
-	str_fmt(replay_dir, sizeof(replay_dir), "%s/gpuvet-replay-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	/* the tree of a recording is thousands of small files made and removed at once: on
+	 * tmpfs that takes milliseconds, on a disk file system up to a second */
+	if (!tmp || !*tmp)
+		tmp = access("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm" : "/tmp";
+	str_fmt(replay_dir, sizeof(replay_dir), "%s/gpuvet-replay-XXXXXX", tmp);
 	if (!mkdtemp(replay_dir)) {
 		replay_dir[0] = '\0';
 		json_decref(rec);
