@@ -60,7 +60,8 @@ void doctor_input_free(struct doctor_input *in)
 }
 
 /* The failure a symptom at `layer` is an echo of: the lowest failure below it, preferring a
- * cause to another symptom at the same layer. */
+ * cause to another symptom at the same layer. A failure that is itself an echo still counts:
+ * the chain is followed to its root afterwards. */
 static const struct finding *cause_below(const struct findings *fs, enum layer layer)
 {
 	const struct finding *best = NULL;
@@ -72,7 +73,7 @@ static const struct finding *cause_below(const struct findings *fs, enum layer l
 		/* a cause may sit in the same layer (module.missing_for_kernel under which
 		 * module.not_loaded is an echo), but a symptom is never the cause of another
 		 * symptom of its own layer */
-		if (f->sev != SEV_FAIL || f->def->layer > layer || f->cause)
+		if (f->sev != SEV_FAIL || f->def->layer > layer)
 			continue;
 		if (f->def->layer == layer && f->def->symptom)
 			continue;
@@ -81,6 +82,20 @@ static const struct finding *cause_below(const struct findings *fs, enum layer l
 			best = f;
 	}
 	return best;
+}
+
+/* The finding a check named as the cause (any severity from warn up, any layer). */
+static const struct finding *named_cause(const struct findings *fs, const struct finding *echo)
+{
+	size_t i;
+
+	for (i = 0; i < fs->n; i++) {
+		const struct finding *f = &fs->v[i];
+
+		if (f != echo && f->sev >= SEV_WARN && strcmp(f->def->id, echo->cause_id) == 0)
+			return f;
+	}
+	return NULL;
 }
 
 void doctor_check(const struct doctor_input *in, struct findings *out)
@@ -93,14 +108,29 @@ void doctor_check(const struct doctor_input *in, struct findings *out)
 	for (i = 0; i < out->n; i++) {
 		struct finding *f = &out->v[i];
 
-		if (!f->def->symptom || f->sev < SEV_WARN)
+		if (f->sev < SEV_WARN)
 			continue;
-		f->cause = cause_below(out, f->def->layer);
+		if (f->cause_id)
+			f->cause = named_cause(out, f);
+		if (!f->cause && f->def->symptom)
+			f->cause = cause_below(out, f->def->layer);
 	}
 	for (i = 0; i < out->n; i++) {
 		struct finding *f = &out->v[i];
+		size_t hops = 0;
 
-		while (f->cause && f->cause->cause)
+		/* to the root; a cycle (two checks naming each other) stops at out->n hops */
+		while (f->cause && f->cause->cause && f->cause->cause != f && ++hops < out->n)
 			f->cause = f->cause->cause;
+		if (f->cause == f || (f->cause && f->cause->cause == f))
+			f->cause = NULL;
+	}
+	/* a cause is as severe as what it breaks: vfio-pci holding every GPU is a warning on its
+	 * own, a failure once it is why nothing above can run */
+	for (i = 0; i < out->n; i++) {
+		const struct finding *f = &out->v[i];
+
+		if (f->cause && f->sev > f->cause->sev)
+			out->v[f->cause - out->v].sev = f->sev;
 	}
 }

@@ -149,11 +149,14 @@ static void check_cuda_visible(const struct doctor_input *in, struct findings *o
 		str_fmt(one, sizeof(one), "%s%d", i ? "," : "", i);
 		str_append(valid, one, sizeof(valid));
 	}
-	if (visible == 0)
+	if (visible == 0) {
 		f = finding_add(out, "env.cuda_visible_devices_hides", SEV_FAIL, -1,
 				"CUDA_VISIBLE_DEVICES='%s' hides every GPU from CUDA",
 				env->cuda_visible_devices);
-	else
+		/* cuInit's 100 is this, not a driver fault */
+		if (rc100)
+			findings_fold(out, "cuda.init_failed", "env.cuda_visible_devices_hides");
+	} else
 		f = finding_add(out, "env.cuda_visible_devices_hides", SEV_WARN, -1,
 				"CUDA_VISIBLE_DEVICES='%s' names '%s', which is no GPU here: CUDA "
 				"stops there and ignores %d of the %d entries",

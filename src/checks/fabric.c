@@ -41,7 +41,7 @@ void check_fabric(const struct doctor_input *in, struct findings *out)
 	struct finding *f;
 	unsigned i;
 	int64_t max_links = 0;
-	bool problem = false;
+	bool problem = false, manager_missing = false, incomplete = false;
 
 	if (sys->hung)
 		return;
@@ -61,6 +61,7 @@ void check_fabric(const struct doctor_input *in, struct findings *out)
 			    "/var/log/fabricmanager.log if it fails",
 			    text_ok(&sys->driver_version) ? sys->driver_version.s : "<version>");
 		problem = true;
+		manager_missing = true;
 	}
 	for (i = 0; i < sys->ngpus; i++) {
 		const struct gpu *g = &sys->gpus[i];
@@ -85,7 +86,15 @@ void check_fabric(const struct doctor_input *in, struct findings *out)
 				    "nvidia-fabricmanager; /var/log/fabricmanager.log) and the NVLink "
 				    "switch trays; CUDA reports 802 until registration completes");
 			problem = true;
+			incomplete = true;
 		}
+	}
+	/* cuInit's 802 and an unfinished registration are what a missing manager looks like */
+	if (manager_missing) {
+		findings_fold(out, "fabric.incomplete", "fabric.manager_missing");
+		findings_fold(out, "cuda.init_failed", "fabric.manager_missing");
+	} else if (incomplete && num_ok(&sys->cuda_init) && sys->cuda_init.v == 802) {
+		findings_fold(out, "cuda.init_failed", "fabric.incomplete");
 	}
 	if (sys->ngpus > 1 && max_links > 0) {
 		for (i = 0; i < sys->ngpus; i++) {

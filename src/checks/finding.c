@@ -123,6 +123,25 @@ enum severity findings_worst(const struct findings *fs)
 	return w;
 }
 
+struct finding *findings_find(struct findings *fs, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < fs->n; i++)
+		if (strcmp(fs->v[i].def->id, id) == 0)
+			return &fs->v[i];
+	return NULL;
+}
+
+void findings_fold(struct findings *fs, const char *echo, const char *cause)
+{
+	size_t i;
+
+	for (i = 0; i < fs->n; i++)
+		if (strcmp(fs->v[i].def->id, echo) == 0)
+			fs->v[i].cause_id = cause;
+}
+
 bool findings_has(const struct findings *fs, const char *id)
 {
 	size_t i;

@@ -59,6 +59,7 @@ struct finding {
 	char *fix;	 /* the exact command(s) or action; NULL when there is nothing to do */
 	unsigned fix_flags;
 	const struct finding *cause; /* set when folded as an echo of a lower failure */
+	const char *cause_id;	     /* set by a check that knows the cause: fold under it */
 };
 
 struct findings {
@@ -84,5 +85,11 @@ void findings_free(struct findings *fs);
 enum severity findings_worst(const struct findings *fs);
 /* Does a finding with this id exist (any GPU)? */
 bool findings_has(const struct findings *fs, const char *id);
+/* The first finding with this id, or NULL; valid until the next finding_add. */
+struct finding *findings_find(struct findings *fs, const char *id);
+/* Fold every finding with id `echo` under the finding with id `cause` (when both are raised):
+ * for a cause the check knows, which may sit above the echo's layer (CUDA_VISIBLE_DEVICES
+ * hiding every GPU is why cuInit says 100). */
+void findings_fold(struct findings *fs, const char *echo, const char *cause);
 
 #endif

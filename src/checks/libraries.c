@@ -462,6 +462,8 @@ static void check_versions(const struct doctor_input *in, struct findings *out,
 			     "libnvidia packages, or exclude them from unattended-upgrades)",
 			     "lock the driver packages (`sudo dnf versionlock add` the nvidia "
 			     "packages)"));
+	/* the module check saw the same fault from below: one cause, this its echo */
+	findings_fold(out, "libraries.version_mismatch", "module.version_mismatch");
 }
 
 /* "libnvidia-ml 580.159.04 and libcuda 580.159.04 from /usr/local/nvidia/lib64" */

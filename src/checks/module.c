@@ -524,6 +524,9 @@ static void check_not_loaded(const struct doctor_input *in, struct findings *out
 		}
 	}
 	not_loaded(in, out);
+	/* every GPU kept for VMs: the module has nothing to drive, and that is the cause */
+	if (h->pci.sysfs_read && h->pci.ngpus > 0 && pci_gpus_reserved(&h->pci) == h->pci.ngpus)
+		findings_fold(out, "module.not_loaded", "pci.vfio_bound");
 }
 
 /* ---- loaded: rows 7 and 11, and the next reboot ---- */
@@ -555,6 +558,12 @@ static void check_version_mismatch(const struct doctor_input *in, struct finding
 							: h->libs.libnvml.v[0].path;
 		lib_version = h->libs.libnvml.v[0].version;
 	}
+	/* cuInit's 803 speaks for the module only when the libcuda that said it is the driver's
+	 * own; a compat or bundled libcuda of another version is the libraries layer's finding */
+	if (cuda803 && (compat_path(sys->cuda_lib.path) ||
+			(lib_version[0] && sys->cuda_lib.version[0] &&
+			 strcmp(sys->cuda_lib.version, lib_version) != 0)))
+		cuda803 = false;
 	if (!(lib_version[0] && strcmp(lib_version, m->version) != 0) && !nvml18 && !cuda803)
 		return;
 	if (lib_version[0] && strcmp(lib_version, m->version) != 0)

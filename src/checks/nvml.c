@@ -107,6 +107,8 @@ void check_nvml(const struct doctor_input *in, struct findings *out)
 	for (k = 0; k < pci->n; k++)
 		if (pci->devs[k].is_gpu && pci->devs[k].nv_excluded)
 			excluded++;
+	/* GPUs kept for VMs: the PCI layer reports them, NVML is not meant to see them */
+	excluded += pci_gpus_reserved(pci);
 	if (sys->ngpus == 0) {
 		if (pci->ngpus > excluded) {
 			f = finding_add(out, "nvml.no_gpus", SEV_FAIL, -1,
@@ -127,8 +129,8 @@ void check_nvml(const struct doctor_input *in, struct findings *out)
 				"NVML sees %u GPU%s but the PCI bus has %d", sys->ngpus,
 				sys->ngpus == 1 ? "" : "s", pci->ngpus - excluded);
 		finding_evidence(f, "nvmlDeviceGetCount_v2: %u", sys->ngpus);
-		finding_evidence(f, "/sys/bus/pci/devices: %d NVIDIA GPUs (%d excluded by the admin)",
-				 pci->ngpus, excluded);
+		finding_evidence(f, "/sys/bus/pci/devices: %d NVIDIA GPUs (%d excluded by the admin "
+				 "or bound to vfio-pci)", pci->ngpus, excluded);
 		finding_fix(f, FIX_ROOT,
 			    "a GPU failed to initialise: look for RmInitAdapter and Xid lines in the "
 			    "kernel log (sudo dmesg | grep -i nvrm); a full power cycle often helps");

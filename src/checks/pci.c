@@ -221,10 +221,11 @@ static void other_driver(const struct doctor_input *in, const struct target *t,
 			 struct findings *out)
 {
 	struct finding *f;
+	/* some GPUs kept for VMs is a choice; all of them leaves nothing to compute on here */
+	bool all = pci_gpus_reserved(&in->facts.pci) == in->facts.pci.ngpus;
 
-	(void)in;
 	if (strstr(t->d->driver, "vfio")) {
-		f = finding_add(out, "pci.vfio_bound", SEV_WARN, t->gpu,
+		f = finding_add(out, "pci.vfio_bound", all ? SEV_FAIL : SEV_WARN, t->gpu,
 				"%sthis GPU is reserved for VM passthrough (bound to %s)", t->who,
 				t->d->driver);
 		finding_evidence(f, "/sys/bus/pci/devices/%s/driver: %s", t->d->bdf, t->d->driver);

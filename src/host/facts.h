@@ -300,6 +300,9 @@ void facts_collect(struct host_facts *f);
 
 void platform_collect(struct platform_facts *p, struct env_facts *env);
 void pci_collect(struct pci_facts *p);
+/* NVIDIA GPUs bound to vfio-pci (kept for a VM on purpose): the nvidia driver is not meant to
+ * take them, so they count neither for the module nor for NVML's GPU count. */
+int pci_gpus_reserved(const struct pci_facts *p);
 void module_collect(struct module_facts *m, const struct platform_facts *p);
 void devnodes_collect(struct devnode_facts *d);
 void kmsg_collect(struct kmsg_facts *k);

@@ -283,3 +283,13 @@ void pci_collect(struct pci_facts *p)
 	}
 	host_list_free(names, n);
 }
+
+int pci_gpus_reserved(const struct pci_facts *p)
+{
+	int k, n = 0;
+
+	for (k = 0; k < p->n; k++)
+		if (p->devs[k].is_gpu && strstr(p->devs[k].driver, "vfio"))
+			n++;
+	return n;
+}
