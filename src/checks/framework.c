@@ -222,8 +222,21 @@ static enum runs driver_runs(const struct judge *j, const char *cuda, const char
 	return RUNS_YES;
 }
 
-/* sm_XY runs on X.Z for Z >= Y; sm_XYa only on X.Y; compute_XY (PTX) is JIT-compiled for
- * anything at X.Y or newer. */
+/*
+ * Does code for XY (v) run on capability cc? sm_XY (SASS) runs on X.Z for Z >= Y, as does
+ * family code (sm_XYf, compute_XYf); arch-specific code (sm_XYa, compute_XYa) only on X.Y;
+ * plain compute_XY (PTX) is JIT-compiled for anything at X.Y or newer.
+ */
+static bool arch_runs(int v, bool ptx, char suffix, int cc)
+{
+	if (suffix == 'a')
+		return v == cc;
+	if (ptx && suffix != 'f')
+		return v <= cc;
+	return v / 10 == cc / 10 && v % 10 <= cc % 10;
+}
+
+/* Does any entry of archs ("sm_80 compute_90 ...") run on capability cc? */
 static bool arch_covers(const char *archs, int cc)
 {
 	const char *p = archs;
@@ -252,8 +265,7 @@ static bool arch_covers(const char *archs, int cc)
 			p++;
 		if (!v)
 			continue;
-		if (ptx ? v <= cc
-			: v / 10 == cc / 10 && (suffix == 'a' ? v == cc : v % 10 <= cc % 10))
+		if (arch_runs(v, ptx, suffix, cc))
 			return true;
 	}
 	return false;

@@ -58,73 +58,143 @@ static bool is_dir(const char *path)
 	return host_stat(path, &st) == 0 && st.type == 'd';
 }
 
+static const char *skip_blank(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+static const char *skip_space(const char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	return s;
+}
+
+/* The Python name word at s, not the start of a longer one (Truex, None_) */
+static bool py_word(const char *s, const char *word)
+{
+	size_t len = strlen(word);
+
+	return strncmp(s, word, len) == 0 && !isalnum((unsigned char)s[len]) && s[len] != '_';
+}
+
+/* Does the quoted key whose opening quote is at open start a tuple: `('key', ...`? */
+static bool opens_tuple(const char *text, const char *open)
+{
+	while (open > text && isspace((unsigned char)open[-1]))
+		open--;
+	return open > text && open[-1] == '(';
+}
+
+/* After `key:`: a dict value, or an annotation (`cuda: Optional[str] = '13.0'`). */
+static const char *after_colon(const char *q)
+{
+	q = skip_blank(q);
+	if (*q == '\'' || *q == '"' || *q == '[' || py_word(q, "None") || py_word(q, "True") ||
+	    py_word(q, "False"))
+		return q;
+	while (*q && *q != '=' && *q != '\n')
+		q++;
+	return *q == '=' ? skip_blank(q + 1) : NULL;
+}
+
 /*
- * The value assigned to key in Python source: `key = 'v'`, `key: Optional[str] = 'v'` and
- * the dict form `'key': 'v'`. Returns 1 with the string (or True/False, or a list's insides)
- * in out, 0 for None, -1 when the key is not assigned.
+ * Where the value of the key found at name starts, or NULL when that occurrence assigns
+ * nothing. *pair says the value must be followed by ')': TensorFlow's gen_build_info.py
+ * writes `build_info = collections.OrderedDict([('cuda_version', '12.5.1'), ...])`.
+ */
+static const char *value_start(const char *text, const char *name, size_t len, bool *pair)
+{
+	const char before = name == text ? '\n' : name[-1];
+	const char *q = name + len;
+	bool quoted = false;
+
+	*pair = false;
+	if (isalnum((unsigned char)before) || before == '_' || before == '.')
+		return NULL;
+	if (*q == '\'' || *q == '"') {
+		if (*q != before)
+			return NULL; /* 'cuda" or cuda': not a key */
+		quoted = true;
+		q++;
+	}
+	if (isalnum((unsigned char)*q) || *q == '_')
+		return NULL; /* a longer name: cuda_version_number when looking for cuda_version */
+	q = skip_blank(q);
+	if (quoted && *q == ',' && opens_tuple(text, name - 1)) {
+		*pair = true;
+		return skip_space(q + 1);
+	}
+	if (*q == ':')
+		return after_colon(q + 1);
+	if (*q == '=' && q[1] != '=')
+		return skip_blank(q + 1);
+	return NULL;
+}
+
+/*
+ * The literal at q: a string's or a list's insides (1), "True" or "False" (2), None (0); -1
+ * for anything else, a string not closed on its line or a list not closed. *end is set past
+ * the literal.
+ */
+static int py_literal(const char *q, char *out, size_t n, const char **end)
+{
+	const char *close;
+	size_t len;
+
+	if (py_word(q, "None")) {
+		*end = q + 4;
+		return 0;
+	}
+	if (py_word(q, "True") || py_word(q, "False")) {
+		str_copy(out, *q == 'T' ? "True" : "False", n);
+		*end = q + (*q == 'T' ? 4 : 5);
+		return 2;
+	}
+	if (*q == '[') {
+		close = strchr(q + 1, ']');
+	} else if (*q == '\'' || *q == '"') {
+		close = q + 1 + strcspn(q + 1, *q == '\'' ? "'\n" : "\"\n");
+		if (*close != *q)
+			close = NULL;
+	} else {
+		return -1;
+	}
+	if (!close)
+		return -1;
+	len = (size_t)(close - q); /* the insides and their terminating NUL */
+	str_copy(out, q + 1, n < len ? n : len);
+	*end = close + 1;
+	return 1;
+}
+
+/*
+ * The value assigned to key in Python source: `key = 'v'`, `key: Optional[str] = 'v'`, the
+ * dict form `'key': 'v'` and the pair form `('key', 'v')`. Returns 1 with a string or a
+ * list's insides in out, 2 with "True" or "False", 0 for None, -1 when the key is not
+ * assigned.
  */
 static int py_value(const char *text, const char *key, char *out, size_t n)
 {
-	size_t klen = strlen(key);
+	const size_t klen = strlen(key);
 	const char *p = text;
 
 	out[0] = '\0';
 	while ((p = strstr(p, key)) != NULL) {
-		const char *q = p + klen;
-		char before = p == text ? '\n' : p[-1];
-		const char *end;
-		char quote;
+		const char *q, *end;
+		bool pair;
+		int rc;
 
-		p = q;
-		if (isalnum((unsigned char)before) || before == '_' || before == '.')
+		q = value_start(text, p, klen, &pair);
+		p += klen;
+		if (!q)
 			continue;
-		if (*q == '\'' || *q == '"')
-			q++; /* the closing quote of a dict key */
-		if (isalnum((unsigned char)*q) || *q == '_')
-			continue; /* a longer name: cuda_version_number when looking for cuda_version */
-		while (*q == ' ' || *q == '\t')
-			q++;
-		if (*q == ':') {
-			q++;
-			while (*q == ' ' || *q == '\t')
-				q++;
-			/* an annotation (cuda: Optional[str] = ...) rather than a dict value */
-			if (*q != '\'' && *q != '"' && *q != '[' && !str_starts(q, "None") &&
-			    !str_starts(q, "True") && !str_starts(q, "False")) {
-				while (*q && *q != '=' && *q != '\n')
-					q++;
-				if (*q != '=')
-					continue;
-				q++;
-			}
-		} else if (*q == '=' && q[1] != '=') {
-			q++;
-		} else {
-			continue;
-		}
-		while (*q == ' ' || *q == '\t')
-			q++;
-		if (str_starts(q, "None"))
-			return 0;
-		if (str_starts(q, "True") || str_starts(q, "False")) {
-			str_copy(out, *q == 'T' ? "True" : "False", n);
-			return 1;
-		}
-		if (*q == '[') {
-			end = strchr(q, ']');
-			if (!end)
-				continue;
-			q++;
-		} else if (*q == '\'' || *q == '"') {
-			quote = *q++;
-			end = strchr(q, quote);
-			if (!end)
-				continue;
-		} else {
-			continue;
-		}
-		str_copy(out, q, n < (size_t)(end - q) + 1 ? n : (size_t)(end - q) + 1);
-		return 1;
+		rc = py_literal(q, out, n, &end);
+		if (rc >= 0 && (!pair || *skip_space(end) == ')'))
+			return rc;
+		out[0] = '\0';
 	}
 	return -1;
 }
@@ -271,15 +341,39 @@ static void scan_torch(struct python_env *e, char **names, size_t n)
 	 * build's CUDA version to PyTorch's release arch lists instead. */
 }
 
-/* ['sm_60', 'sm_70', 'compute_90'] (or old ['3.5', '7.0']) -> "sm_60 sm_70 compute_90" */
+/* An old X.Y entry: "7.5" -> "sm_75" in place, returning 75; 0 (tok untouched) otherwise. */
+static int legacy_arch(char *tok, size_t n)
+{
+	const char *dot = strchr(tok, '.');
+	char major[8], sm[32];
+	uint64_t ma, mi;
+
+	if (!dot || (size_t)(dot - tok) >= sizeof(major))
+		return 0;
+	str_copy(major, tok, (size_t)(dot - tok) + 1);
+	if (parse_u64(major, &ma) != 0 || parse_u64(dot + 1, &mi) != 0 || ma > 99 || mi > 9)
+		return 0;
+	str_fmt(sm, sizeof(sm), "sm_%d%d", (int)ma, (int)mi);
+	str_copy(tok, sm, n);
+	return (int)(ma * 10 + mi);
+}
+
+/*
+ * ['sm_60', 'sm_70', 'compute_90'] -> "sm_60 sm_70 compute_90" (compute_XY is SASS and PTX,
+ * sm_XY SASS only). Older builds list ['3.5', '7.0']: those are SASS for each, and PTX for
+ * the highest (third_party/gpus/cuda_configure.bzl) -> "sm_35 sm_70 compute_70".
+ */
 static void tf_archs(const char *list, char *out, size_t n)
 {
 	const char *p = list;
+	int legacy_max = 0;
+	bool all_legacy = true;
 
 	out[0] = '\0';
 	while (*p) {
 		char tok[32];
 		size_t len = 0;
+		int cc;
 
 		while (*p && !isalnum((unsigned char)*p))
 			p++;
@@ -289,18 +383,30 @@ static void tf_archs(const char *list, char *out, size_t n)
 			break;
 		str_copy(tok, p, sizeof(tok) < len + 1 ? sizeof(tok) : len + 1);
 		p += len;
-		if (isdigit((unsigned char)tok[0]) && strchr(tok, '.')) {
-			char *dot = strchr(tok, '.');
-			char sm[32];
-
-			*dot = '\0';
-			str_fmt(sm, sizeof(sm), "sm_%s%s", tok, dot + 1);
-			str_copy(tok, sm, sizeof(tok));
-		}
+		cc = legacy_arch(tok, sizeof(tok));
+		if (cc > legacy_max)
+			legacy_max = cc;
+		all_legacy &= cc > 0;
 		if (out[0])
 			str_append(out, " ", n);
 		str_append(out, tok, n);
 	}
+	if (all_legacy && legacy_max) {
+		char ptx[32];
+
+		str_fmt(ptx, sizeof(ptx), " compute_%d", legacy_max);
+		str_append(out, ptx, n);
+	}
+}
+
+/* A True/False assignment: 1 or 0; -1 when the key is missing or holds something else. */
+static int py_bool(const char *text, const char *key)
+{
+	char val[8];
+
+	if (py_value(text, key, val, sizeof(val)) != 2)
+		return -1; /* the string 'False' is not a boolean */
+	return str_eq(val, "True");
 }
 
 static void scan_tensorflow(struct python_env *e, char **names, size_t n)
@@ -311,7 +417,7 @@ static void scan_tensorflow(struct python_env *e, char **names, size_t n)
 	struct framework *f;
 	const char *dist = NULL;
 	char *text;
-	int rc = 0;
+	int rc = 0, is_cuda;
 	size_t i;
 
 	join(dir, sizeof(dir), e->site, "tensorflow");
@@ -336,10 +442,13 @@ static void scan_tensorflow(struct python_env *e, char **names, size_t n)
 		str_copy(f->cudnn_pin, val, sizeof(f->cudnn_pin));
 	if (py_value(text, "cuda_compute_capabilities", val, sizeof(val)) == 1)
 		tf_archs(val, f->archs, sizeof(f->archs));
-	f->rocm = py_value(text, "is_rocm_build", val, sizeof(val)) == 1 && str_eq(val, "True");
-	if (py_value(text, "is_cuda_build", val, sizeof(val)) == 1 && str_eq(val, "False"))
+	f->rocm = py_bool(text, "is_rocm_build") == 1;
+	is_cuda = py_bool(text, "is_cuda_build");
+	if (is_cuda == 0)
 		f->cuda[0] = '\0';
-	f->cpu_only = !f->cuda[0] && !f->rocm;
+	/* gen_build_info.py always writes is_cuda_build: a file that lacks it was cut off, and
+	 * says nothing either way; a CUDA build without cuda_version is not judged */
+	f->cpu_only = is_cuda == 0 && !f->rocm;
 	free(text);
 }
 

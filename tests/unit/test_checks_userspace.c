@@ -853,6 +853,31 @@ static void row20_arch_unsupported(void)
 	f = find(&fs, "framework.arch_unsupported");
 	CHECK(f && evidence_has(f, "cuda_compute_capabilities = sm_60 sm_70 compute_80"));
 	findings_free(&fs);
+
+	/* arch-specific PTX (compute_90a) is not JIT-compiled for a newer GPU; family PTX
+	 * (compute_100f) runs within its family only; plain PTX runs on anything newer */
+	str_copy(t->archs, "sm_80 compute_90a", sizeof(t->archs));
+	set_gpus(&in->sys, 1, 10, 0, "NVIDIA B200");
+	run(in, &fs, check_framework);
+	CHECK(find(&fs, "framework.arch_unsupported"));
+	findings_free(&fs);
+	set_gpus(&in->sys, 1, 9, 0, "NVIDIA H100");
+	run(in, &fs, check_framework);
+	CHECK(!find(&fs, "framework.arch_unsupported"));
+	findings_free(&fs);
+	str_copy(t->archs, "sm_90 compute_100f", sizeof(t->archs));
+	set_gpus(&in->sys, 1, 10, 3, "NVIDIA B300");
+	run(in, &fs, check_framework);
+	CHECK(!find(&fs, "framework.arch_unsupported"));
+	findings_free(&fs);
+	set_gpus(&in->sys, 1, 12, 0, "NVIDIA RTX PRO 6000");
+	run(in, &fs, check_framework);
+	CHECK(find(&fs, "framework.arch_unsupported"));
+	findings_free(&fs);
+	str_copy(t->archs, "sm_90 compute_100", sizeof(t->archs));
+	run(in, &fs, check_framework);
+	CHECK(!find(&fs, "framework.arch_unsupported"));
+	findings_free(&fs);
 	free(in);
 }
 

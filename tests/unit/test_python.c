@@ -1,6 +1,6 @@
 /*
  * test_python.c: host/python.c finding Python environments and reading framework builds from
- * files: torch/version.py and METADATA, TensorFlow's build_info.py (both layouts), the JAX
+ * files: torch/version.py and METADATA, TensorFlow's build_info.py (its three layouts), the JAX
  * CUDA plugin, the NVIDIA wheel folders; the venv on PATH, active venv/conda, user site.
  */
 #include <stdlib.h>
@@ -252,7 +252,7 @@ static void conda_venv_tf_rocm(void)
 	CHECK(f != NULL);
 	CHECK_STR(f->version, "2.4.1");
 	CHECK_STR(f->cuda, "11.0");
-	CHECK_STR(f->archs, "sm_35 sm_70");
+	CHECK_STR(f->archs, "sm_35 sm_70 compute_70"); /* PTX for the highest X.Y */
 	f = fw_of(e, FW_JAX);
 	CHECK(f != NULL);
 	CHECK_STR(f->cuda, "12");
@@ -286,6 +286,145 @@ static void tensorflow_cpu_and_user_site(void)
 	CHECK(f && f->cpu_only);
 	CHECK_STR(f->cuda, "");
 	fr_free(root);
+}
+
+#define TF_SITE "/opt/tf/lib/python3.12/site-packages"
+
+/* The head gen_build_info.py writes above build_info (TensorFlow 2.5 and later). */
+#define TF_HEAD                                                                                    \
+	"# Copyright 2020 The TensorFlow Authors. All Rights Reserved.\n"                          \
+	"# ==========================================================================\n"          \
+	"\"\"\"Auto-generated module providing information about the build.\"\"\"\n"               \
+	"import collections\n\n"
+
+/* TensorFlow as read from a venv on PATH whose build_info.py holds text; false when absent. */
+static bool tf_read(const char *text, struct framework *out)
+{
+	char *root = fr_new();
+	struct python_facts py;
+	const struct framework *f;
+
+	fr_file(root, "/opt/tf/pyvenv.cfg", "version = 3.12.3\n");
+	fr_exec(root, "/opt/tf/bin/python3");
+	fr_file(root, TF_SITE "/tensorflow/python/platform/build_info.py", text);
+	fr_dir(root, TF_SITE "/tensorflow-2.20.0.dist-info");
+	fr_facts(root, "env PATH=/opt/tf/bin\n");
+	fr_use(root);
+	collect(&py);
+	f = py.n == 1 ? fw_of(&py.v[0], FW_TENSORFLOW) : NULL;
+	if (f)
+		*out = *f;
+	fr_free(root);
+	return f != NULL;
+}
+
+/* What gen_build_info.py writes since TensorFlow 2.5: an OrderedDict of sorted pairs. */
+static void tensorflow_pairs(void)
+{
+	struct framework f;
+
+	CHECK(tf_read(TF_HEAD "build_info = collections.OrderedDict([('cpu_compiler', "
+			      "'/usr/lib/llvm-18/bin/clang'), ('cuda_compute_capabilities', "
+			      "['sm_60', 'sm_70', 'sm_80', 'sm_89', 'compute_90']), ('cuda_version', "
+			      "'12.5.1'), ('cudnn_version', '9'), ('is_cuda_build', True), "
+			      "('is_rocm_build', False), ('is_tensorrt_build', False)])\n",
+		      &f));
+	CHECK_STR(f.version, "2.20.0");
+	CHECK_STR(f.cuda, "12.5.1");
+	CHECK_STR(f.cudnn_pin, "9");
+	CHECK_STR(f.archs, "sm_60 sm_70 sm_80 sm_89 compute_90");
+	CHECK(!f.cpu_only && !f.rocm);
+
+	/* the CPU wheel: only the build flags, is_cuda_build False */
+	CHECK(tf_read(TF_HEAD "build_info = collections.OrderedDict([('cpu_compiler', "
+			      "'/usr/lib/llvm-18/bin/clang'), ('is_cuda_build', False), "
+			      "('is_rocm_build', False), ('is_tensorrt_build', False)])\n",
+		      &f));
+	CHECK(f.cpu_only && !f.rocm);
+	CHECK_STR(f.cuda, "");
+	CHECK_STR(f.archs, "");
+
+	/* pairs written one a line, double quotes, a ROCm build */
+	CHECK(tf_read(TF_HEAD "build_info = collections.OrderedDict([\n"
+			      "    ( \"cuda_version\" ,\n      \"12.3\" ),\n"
+			      "    ('is_cuda_build', False),\n    ('is_rocm_build', True),\n])\n",
+		      &f));
+	CHECK(f.rocm && !f.cpu_only);
+	CHECK_STR(f.cuda, ""); /* is_cuda_build False wins over a stray cuda_version */
+}
+
+/* TensorFlow 2.3 and 2.4: a dict literal; 2.1 and 2.2: names at module level. */
+static void tensorflow_dict_and_names(void)
+{
+	struct framework f;
+
+	CHECK(tf_read("import collections\n\nbuild_info = {'cuda_version': '11.0', "
+		      "'cudnn_version': '8', 'cuda_compute_capabilities': ['sm_35', 'sm_50', "
+		      "'sm_60', 'sm_70', 'sm_75', 'compute_80'], 'is_cuda_build': True, "
+		      "'is_rocm_build': False}\n",
+		      &f));
+	CHECK_STR(f.cuda, "11.0");
+	CHECK_STR(f.cudnn_pin, "8");
+	CHECK_STR(f.archs, "sm_35 sm_50 sm_60 sm_70 sm_75 compute_80");
+	CHECK(!f.cpu_only);
+
+	CHECK(tf_read("is_rocm_build = False\nis_cuda_build = True\n"
+		      "cuda_version_number = '10.1'\ncudnn_version_number = '7'\n",
+		      &f));
+	CHECK_STR(f.cuda, "10.1");
+	CHECK_STR(f.cudnn_pin, "7");
+	CHECK_STR(f.archs, "");
+	CHECK(!f.cpu_only);
+
+	CHECK(tf_read("is_rocm_build = False\nis_cuda_build = False\n", &f));
+	CHECK(f.cpu_only);
+	CHECK_STR(f.cuda, "");
+}
+
+/*
+ * Cut-off and malformed build_info.py: nothing that is not there is read, and a file that
+ * never reaches is_cuda_build is not called a CPU build.
+ */
+static void tensorflow_malformed(void)
+{
+	struct framework f;
+
+	/* cut inside the arch list: the list and what follows are unknown */
+	CHECK(tf_read(TF_HEAD "build_info = collections.OrderedDict([('cpu_compiler', "
+			      "'/usr/lib/llvm-18/bin/clang'), ('cuda_compute_capabilities', "
+			      "['sm_60', 'sm_7",
+		      &f));
+	CHECK_STR(f.archs, "");
+	CHECK_STR(f.cuda, "");
+	CHECK(!f.cpu_only && !f.rocm);
+	/* cut inside a value, and right after one (the pair is never closed) */
+	CHECK(tf_read(TF_HEAD "build_info = collections.OrderedDict([('cuda_version', '12.5",
+		      &f));
+	CHECK_STR(f.cuda, "");
+	CHECK(!f.cpu_only);
+	CHECK(tf_read(TF_HEAD "build_info = collections.OrderedDict([('cuda_version', '12.5.1'",
+		      &f));
+	CHECK_STR(f.cuda, "");
+	/* a string that runs past its line is not a value; lookalikes are not keys */
+	CHECK(tf_read("build_info = collections.OrderedDict([('cuda_version', '12.5.1\n"
+		      "'), ('is_cuda_build', Truest), ['cuda_version', '9.9'], "
+		      "('cuda_versions', '8.0'), (\"cuda_version', '7.0'), "
+		      "('cudnn_version' '9'), ('is_cuda_build', 'False')])\n",
+		      &f));
+	CHECK_STR(f.cuda, "");
+	CHECK_STR(f.cudnn_pin, "");
+	CHECK(!f.cpu_only);
+	/* empty, and only punctuation */
+	CHECK(tf_read("", &f));
+	CHECK(!f.cpu_only && !f.cuda[0] && !f.archs[0]);
+	CHECK(tf_read("((((('''[[[[ ,,, ))) is_cuda_build ( 'is_cuda_build' ,", &f));
+	CHECK(!f.cpu_only && !f.cuda[0]);
+	/* entries that are not X.Y stay as they are, without PTX invented for them */
+	CHECK(tf_read("build_info = {'cuda_version': '11.2', "
+		      "'cuda_compute_capabilities': ['7.5.1', '99999999999999999999.0', 'x.y']}\n",
+		      &f));
+	CHECK_STR(f.cuda, "11.2");
+	CHECK_STR(f.archs, "7.5.1 99999999999999999999.0 x.y");
 }
 
 /* Hostile files: a version.py with no assignments, lookalike names, a huge listing cap. */
@@ -334,6 +473,9 @@ int main(void)
 	RUN(system_cpu_torch);
 	RUN(conda_venv_tf_rocm);
 	RUN(tensorflow_cpu_and_user_site);
+	RUN(tensorflow_pairs);
+	RUN(tensorflow_dict_and_names);
+	RUN(tensorflow_malformed);
 	RUN(garbage_files);
 	RUN(no_python_at_all);
 	return TEST_DONE();
