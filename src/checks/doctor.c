@@ -59,10 +59,17 @@ void doctor_input_free(struct doctor_input *in)
 		gpu_system_free(&in->sys);
 }
 
+/* Is f about a single GPU other than gpu (-1: the machine, which any GPU's fault may explain)? */
+static bool other_gpu(const struct finding *f, int gpu)
+{
+	return gpu >= 0 && f->one_device && f->gpu != gpu;
+}
+
 /* The failure a symptom at `layer` is an echo of: the lowest failure below it, preferring a
  * cause to another symptom at the same layer. A failure that is itself an echo still counts:
- * the chain is followed to its root afterwards. */
-static const struct finding *cause_below(const struct findings *fs, enum layer layer)
+ * the chain is followed to its root afterwards. A symptom of GPU `gpu` (-1: the machine) is
+ * never put under the fault of another single GPU. */
+static const struct finding *cause_below(const struct findings *fs, enum layer layer, int gpu)
 {
 	const struct finding *best = NULL;
 	size_t i;
@@ -76,6 +83,9 @@ static const struct finding *cause_below(const struct findings *fs, enum layer l
 		if (f->sev != SEV_FAIL || f->def->layer > layer)
 			continue;
 		if (f->def->layer == layer && f->def->symptom)
+			continue;
+		/* one GPU's fault explains nothing about another GPU */
+		if (other_gpu(f, gpu))
 			continue;
 		if (!best || f->def->layer < best->def->layer ||
 		    (f->def->layer == best->def->layer && best->def->symptom && !f->def->symptom))
@@ -113,14 +123,16 @@ void doctor_check(const struct doctor_input *in, struct findings *out)
 		if (f->cause_id)
 			f->cause = named_cause(out, f);
 		if (!f->cause && f->def->symptom)
-			f->cause = cause_below(out, f->def->layer);
+			f->cause = cause_below(out, f->def->layer, f->gpu);
 	}
 	for (i = 0; i < out->n; i++) {
 		struct finding *f = &out->v[i];
 		size_t hops = 0;
 
-		/* to the root; a cycle (two checks naming each other) stops at out->n hops */
-		while (f->cause && f->cause->cause && f->cause->cause != f && ++hops < out->n)
+		/* to the root, but never onto another GPU's fault; a cycle (two checks naming
+		 * each other) stops at out->n hops */
+		while (f->cause && f->cause->cause && f->cause->cause != f && ++hops < out->n &&
+		       !other_gpu(f->cause->cause, f->gpu))
 			f->cause = f->cause->cause;
 		if (f->cause == f || (f->cause && f->cause->cause == f))
 			f->cause = NULL;

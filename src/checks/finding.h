@@ -60,6 +60,7 @@ struct finding {
 	unsigned fix_flags;
 	const struct finding *cause; /* set when folded as an echo of a lower failure */
 	const char *cause_id;	     /* set by a check that knows the cause: fold under it */
+	bool one_device;	     /* about one GPU, even where NVML has no index for it */
 };
 
 struct findings {

@@ -514,7 +514,11 @@ void check_libraries(const struct doctor_input *in, struct findings *out)
 				"compared with it",
 				what);
 	} else {
-		f = finding_add(out, "libraries.ok", SEV_OK, -1, "%s match the kernel module",
+		/* a working compat libcuda is newer than the module by design */
+		f = finding_add(out, "libraries.ok", SEV_OK, -1,
+				cu.compat ? "%s: libnvidia-ml matches the kernel module, libcuda is a "
+					    "forward-compatible build"
+					  : "%s match the kernel module",
 				what);
 		finding_evidence(f, "%s: %s", kv_src, kv);
 	}

@@ -76,6 +76,49 @@ static int gpu_index(const struct gpu_system *sys, const char *bdf)
 	return -1;
 }
 
+/* NVML's GPU without a bus id, when there is exactly one: -1 when none, -2 when several. */
+static int unnamed_gpu(const struct gpu_system *sys)
+{
+	int found = -1;
+	unsigned i;
+
+	for (i = 0; i < sys->ngpus; i++) {
+		if (text_ok(&sys->gpus[i].st.bus_id))
+			continue;
+		if (found != -1)
+			return -2;
+		found = (int)i;
+	}
+	return found;
+}
+
+/* A lost GPU whose PCI info NVML could not read either (or whose handle it would not give)
+ * has no bus id. NVML's index order followed the bus on the machines we have seen, but NVML
+ * does not promise it, and in a container NVML lists only the container's GPUs while sysfs
+ * shows the host's: so order and counts of GPUs alone are not trusted. The lost GPU takes
+ * the address of an NVIDIA-bound GPU function only when it is NVML's one GPU without a bus id
+ * and that function is the one no NVML GPU names; anything else is ambiguous, and then
+ * nvml.gpu_lost stays a cause of its own. */
+static int lost_gpu_index(const struct doctor_input *in, const char *bdf)
+{
+	const struct pci_facts *p = &in->facts.pci;
+	int lost = unnamed_gpu(&in->sys), i, unclaimed = 0;
+	bool here = false;
+
+	if (lost < 0 || !in->sys.gpus[lost].s.lost)
+		return -1;
+	for (i = 0; i < p->n; i++) {
+		const struct pci_dev *d = &p->devs[i];
+
+		if (!d->is_gpu || d->nv_excluded || strcmp(d->driver, "nvidia") != 0 ||
+		    gpu_index(&in->sys, d->bdf) >= 0)
+			continue;
+		unclaimed++;
+		here = here || strcmp(d->bdf, bdf) == 0;
+	}
+	return unclaimed == 1 && here ? (int)in->sys.gpus[lost].index : -1;
+}
+
 static const struct gpu *gpu_by_index(const struct gpu_system *sys, int index)
 {
 	unsigned i;
@@ -288,8 +331,12 @@ static bool fallen_off(const struct doctor_input *in, const struct target *t,
 	if (t->d->config_all_ff)
 		finding_evidence(f, "/sys/bus/pci/devices/%s/config: ff ff ff ff (no answer)",
 				 t->d->bdf);
-	if (lost)
-		finding_evidence(f, "NVML: GPU is lost");
+	if (lost && text_ok(&g->st.bus_id))
+		finding_evidence(f, "NVML: GPU is lost (15) on GPU %u (%s)", g->index, g->st.bus_id.s);
+	else if (lost)
+		finding_evidence(f, "NVML: GPU is lost (15) on GPU %u, with no bus id; %s is the "
+				    "one NVIDIA GPU function that no NVML GPU names",
+				 g->index, t->d->bdf);
 	if (logged)
 		finding_evidence(f, "kernel log: %s", k->fallen_line);
 	if (t->d->aer_fatal > 0 || t->d->aer_nonfatal > 0)
@@ -314,9 +361,11 @@ static bool init_failed(const struct doctor_input *in, const struct target *t,
 	const struct gpu *g = gpu_by_index(&in->sys, t->gpu);
 	bool logged = line_names(k->rm_init_line, t->d->bdf);
 	/* the driver knows the GPU (its /proc folder exists) but NVML does not list it; in a
-	 * container NVML sees only the GPUs the container was given, so this says nothing */
+	 * container NVML sees only the GPUs the container was given, so this says nothing, nor
+	 * does it while an NVML GPU has no bus id (that one may be this) */
 	bool unseen = t->d->nv_info && !t->d->nv_excluded && nvml_up(&in->sys) && !g &&
-		      strcmp(t->d->driver, "nvidia") == 0 && !h->platform.container;
+		      strcmp(t->d->driver, "nvidia") == 0 && !h->platform.container &&
+		      unnamed_gpu(&in->sys) == -1;
 	enum severity sev;
 	struct finding *f;
 
@@ -425,6 +474,8 @@ static void check_gpu(const struct doctor_input *in, const struct pci_dev *d,
 
 	t.d = d;
 	t.gpu = gpu_index(&in->sys, d->bdf);
+	if (t.gpu < 0)
+		t.gpu = lost_gpu_index(in, d->bdf);
 	t.who[0] = '\0';
 	if (t.gpu < 0)
 		str_fmt(t.who, sizeof(t.who), "GPU %s: ", d->bdf);
@@ -557,9 +608,15 @@ void check_pci(const struct doctor_input *in, struct findings *out)
 		no_gpu(in, out);
 		return;
 	}
-	for (i = 0; i < h->pci.n; i++)
-		if (h->pci.devs[i].is_gpu)
-			check_gpu(in, &h->pci.devs[i], out);
+	for (i = 0; i < h->pci.n; i++) {
+		size_t first = out->n, j;
+
+		if (!h->pci.devs[i].is_gpu)
+			continue;
+		check_gpu(in, &h->pci.devs[i], out);
+		for (j = first; j < out->n; j++)
+			out->v[j].one_device = true;
+	}
 	unmatched_lines(in, out);
 	if (worst_since(out, start) < SEV_WARN) {
 		ok_line(in, out);

@@ -249,6 +249,9 @@ static void check_disagree(const struct doctor_input *in, struct findings *out)
 	home = find_path(t, t->cuda_home_real);
 	if (!nv || !home || nv == home || str_eq(nv->version, home->version))
 		return;
+	/* the framework check already named the toolkit to use, with both in its evidence */
+	if (findings_has(out, "toolkit.mismatch_framework"))
+		return;
 	f = finding_add(out, "toolkit.info", SEV_INFO, -1,
 			"nvcc on PATH is CUDA %s (%s) but CUDA_HOME names CUDA %s (%s): build tools "
 			"may pick either",

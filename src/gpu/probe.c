@@ -148,39 +148,15 @@ static void cpulist_from_mask(const unsigned long *mask, size_t words, char *out
 	}
 }
 
-/* Static facts of one GPU: the brief set always (what `status` shows), the rest with
- * PROBE_STATIC, and the slow queries with PROBE_STATIC_SLOW. */
-static void read_static(struct probe *p, struct gpu *g, nvml_dev h, unsigned flags)
+/* The bus id and PCI ids of one GPU. Also called on a GPU that answered "lost": NVML may
+ * still know its address, and where it does not, handle calls on a lost GPU answer 15 at
+ * once; the watchdog still guards the call. */
+static void read_pci_info(struct probe *p, struct gpu *g, nvml_dev h)
 {
 	struct gpu_static *st = &g->st;
-	int gi = (int)g->index;
-	char buf[128];
-	unsigned u = 0, u2 = 0;
-	int i1 = 0, i2 = 0, rc;
 	struct nvml_pci_info pci;
+	int gi = (int)g->index, rc;
 
-#define TEXT(field, key, fn)                                                                       \
-	do {                                                                                       \
-		memset(buf, 0, sizeof(buf));                                                       \
-		rc = NV(p, gi, key, fn, h, buf, 96);                                               \
-		nv_text(g, &st->field, key, rc, buf, sizeof(buf));                                 \
-	} while (0)
-#define U32(field, key, fn, ...)                                                                   \
-	do {                                                                                       \
-		u = 0;                                                                             \
-		rc = NV(p, gi, key, fn, h, ##__VA_ARGS__, &u);                                     \
-		nv_num(g, &st->field, key, rc, u);                                                 \
-	} while (0)
-
-	/* static reads mark the GPU's own sample when it is lost */
-	cur_sample = &g->s;
-	TEXT(name, "nvmlDeviceGetName", DeviceGetName);
-	if (g->s.lost) {
-		cur_sample = NULL;
-		return;
-	}
-	read_memory(p, g, h, &g->s, &st->mem_total_bytes);
-	TEXT(uuid, "nvmlDeviceGetUUID", DeviceGetUUID);
 	memset(&pci, 0, sizeof(pci));
 	rc = NV(p, gi, "nvmlDeviceGetPciInfo", DeviceGetPciInfo, h, &pci);
 	if (rc == NVML_SUCCESS)
@@ -200,6 +176,43 @@ static void read_static(struct probe *p, struct gpu *g, nvml_dev h, unsigned fla
 		st->pci_subsystem_id.v = pci.pci_subsystem_id;
 		str_copy(st->bus_id.s, pci.bus_id, sizeof(st->bus_id.s));
 	}
+}
+
+/* Static facts of one GPU: the brief set always (what `status` shows), the rest with
+ * PROBE_STATIC, and the slow queries with PROBE_STATIC_SLOW. */
+static void read_static(struct probe *p, struct gpu *g, nvml_dev h, unsigned flags)
+{
+	struct gpu_static *st = &g->st;
+	int gi = (int)g->index;
+	char buf[128];
+	unsigned u = 0, u2 = 0;
+	int i1 = 0, i2 = 0, rc;
+
+#define TEXT(field, key, fn)                                                                       \
+	do {                                                                                       \
+		memset(buf, 0, sizeof(buf));                                                       \
+		rc = NV(p, gi, key, fn, h, buf, 96);                                               \
+		nv_text(g, &st->field, key, rc, buf, sizeof(buf));                                 \
+	} while (0)
+#define U32(field, key, fn, ...)                                                                   \
+	do {                                                                                       \
+		u = 0;                                                                             \
+		rc = NV(p, gi, key, fn, h, ##__VA_ARGS__, &u);                                     \
+		nv_num(g, &st->field, key, rc, u);                                                 \
+	} while (0)
+
+	/* static reads mark the GPU's own sample when it is lost */
+	cur_sample = &g->s;
+	TEXT(name, "nvmlDeviceGetName", DeviceGetName);
+	if (g->s.lost) {
+		/* the bus id still names the GPU, so doctor can match it to its PCI function */
+		read_pci_info(p, g, h);
+		cur_sample = NULL;
+		return;
+	}
+	read_memory(p, g, h, &g->s, &st->mem_total_bytes);
+	TEXT(uuid, "nvmlDeviceGetUUID", DeviceGetUUID);
+	read_pci_info(p, g, h);
 
 	U32(pcie_gen_max, "nvmlDeviceGetMaxPcieLinkGeneration", DeviceGetMaxPcieLinkGeneration);
 	U32(pcie_width_max, "nvmlDeviceGetMaxPcieLinkWidth", DeviceGetMaxPcieLinkWidth);

@@ -1,9 +1,10 @@
 # scenarios.sh: every fault scenario in tests/scenarios/faults/ (and every top-level scenario
 # that carries an "expect", such as the healthy bare-metal variant) yields its findings and
 # exit code. Each scenario carries "expect": {"exit": N, "findings": {"id": "severity"},
-# "absent": ["id"], "echo_of": {"id": "cause-id" or null}, "env": {"VAR": "value"},
-# "status_exit": N}; see docs/scenarios.md. The scenarios in tests/scenarios/known-gaps/
-# state what doctor should say but does not yet: they are run too and reported as SKIP lines.
+# "absent": ["id"], "echo_of": {"id": "cause-id" or null}, "gpus": {"id": [index, ...]},
+# "env": {"VAR": "value"}, "status_exit": N}; see docs/scenarios.md. The scenarios in
+# tests/scenarios/known-gaps/ state what doctor should say but does not yet: they are run too
+# and reported as SKIP lines.
 . "$TOP/tests/cli/lib.sh"
 
 # check_scenario FILE: the PASS/FAIL lines of one scenario's expectations
@@ -37,6 +38,19 @@ check_scenario() {
 			pass "$name: $id echoes $cause"
 		else
 			fail "$name: $id echoes $cause" "found: $(jq -c --arg id "$id" '[.findings[] | select(.id == $id) | .echo_of]' "$TMP/out.json" 2>/dev/null)"
+		fi
+	done
+	# "gpus": the NVML indexes the findings with that id name, all together ([]: only GPUs
+	# that NVML does not know, named by their address)
+	jq -r '(.expect.gpus // {}) | to_entries[] | "\(.key) \(.value | tojson)"' "$f" |
+	while read -r id want; do
+		if jq -e --arg id "$id" --argjson w "$want" \
+			'[.findings[] | select(.id == $id)] as $m | ($m | length) > 0 and
+			 ([$m[] | (.gpus // [])[]] | unique) == ($w | unique)' \
+			"$TMP/out.json" >/dev/null 2>&1; then
+			pass "$name: $id names GPUs $want"
+		else
+			fail "$name: $id names GPUs $want" "found: $(jq -c --arg id "$id" '[.findings[] | select(.id == $id) | .gpus]' "$TMP/out.json" 2>/dev/null)"
 		fi
 	done
 	jq -r '(.expect.absent // [])[]' "$f" | while read -r id; do

@@ -280,6 +280,97 @@ static void row10_kernel_log(void)
 	CHECK(find("gpu.fallen_off_bus")->gpu == -1);
 }
 
+/* NVML's "GPU is lost" alone is evidence enough, and the GPU keeps its index. */
+static void row10_nvml_lost_only(void)
+{
+	const struct finding *f, *lost;
+
+	healthy();
+	gpus[1].s.lost = true;
+	run_checks();
+	CHECK_FINDING("gpu.fallen_off_bus", SEV_FAIL);
+	f = find("gpu.fallen_off_bus");
+	CHECK(f->gpu == 1);
+	CHECK_STR(f->summary, "the GPU stopped responding on the PCIe bus");
+	CHECK(evidence_has(f, "NVML: GPU is lost (15) on GPU 1 (00000000:00:07.0)"));
+	CHECK(f->nevidence == 1);
+	CHECK(find("pci.ok") == NULL);
+
+	/* doctor folds nvml.gpu_lost under it */
+	findings_free(&fs);
+	doctor_check(in, &fs);
+	lost = find("nvml.gpu_lost");
+	CHECK(lost != NULL);
+	CHECK(lost && lost->cause == find("gpu.fallen_off_bus"));
+}
+
+/* A lost GPU without a bus id takes the one GPU function no NVML GPU names; when that is not
+ * unambiguous it is matched to nothing, and nvml.gpu_lost stays a cause of its own. */
+static void row10_lost_without_bus_id(void)
+{
+	const struct finding *f;
+
+	healthy();
+	gpus[1].s.lost = true;
+	gpus[1].st.bus_id.st = VAL_ERR;
+	gpus[1].st.bus_id.s[0] = '\0';
+	run_checks();
+	CHECK_FINDING("gpu.fallen_off_bus", SEV_FAIL);
+	f = find("gpu.fallen_off_bus");
+	CHECK(f->gpu == 1);
+	CHECK(evidence_has(f, "GPU 1, with no bus id; 0000:00:07.0 is the one NVIDIA GPU function"));
+	CHECK(count("gpu.fallen_off_bus") == 1);
+
+	/* two functions unnamed: which one is GPU 1 is a guess */
+	add_pci_gpu("0000:00:08.0", 0x2335, 2);
+	run_checks();
+	CHECK(find("gpu.fallen_off_bus") == NULL);
+	findings_free(&fs);
+	doctor_check(in, &fs);
+	/* nor is either function said to have failed to initialise: either may be GPU 1 */
+	CHECK(find("nvml.gpu_lost") != NULL);
+	CHECK(find("gpu.init_failed") == NULL);
+
+	/* a function bound elsewhere or excluded is not NVML's: still unambiguous */
+	str_copy(in->facts.pci.devs[2].driver, "vfio-pci", sizeof(in->facts.pci.devs[2].driver));
+	run_checks();
+	CHECK(find("gpu.fallen_off_bus") && find("gpu.fallen_off_bus")->gpu == 1);
+
+	/* two NVML GPUs without a bus id: ambiguous again */
+	healthy();
+	gpus[1].s.lost = true;
+	gpus[0].st.bus_id.st = gpus[1].st.bus_id.st = VAL_ERR;
+	run_checks();
+	CHECK(find("gpu.fallen_off_bus") == NULL);
+
+	/* a GPU without a bus id that is not lost is never matched this way */
+	healthy();
+	gpus[1].st.bus_id.st = VAL_NA;
+	run_checks();
+	CHECK(find("gpu.fallen_off_bus") == NULL);
+	CHECK_FINDING("pci.ok", SEV_OK);
+}
+
+/* Each GPU's echo goes under its own GPU's cause, not under the first failure on the bus. */
+static void echoes_stay_with_their_gpu(void)
+{
+	const struct finding *lost;
+	size_t i;
+
+	healthy();
+	in->facts.pci.devs[0].config_all_ff = true; /* GPU 0 */
+	gpus[1].s.lost = true;
+	findings_free(&fs);
+	doctor_check(in, &fs);
+	CHECK(count("gpu.fallen_off_bus") == 2);
+	lost = find("nvml.gpu_lost");
+	CHECK(lost != NULL && lost->gpu == 1);
+	CHECK(lost && lost->cause && lost->cause->gpu == 1);
+	for (i = 0; i < fs.n; i++)
+		if (strcmp(fs.v[i].def->id, "gpu.fallen_off_bus") == 0)
+			CHECK(fs.v[i].one_device);
+}
+
 static void row10_aer(void)
 {
 	healthy();
@@ -345,6 +436,9 @@ int main(void)
 	RUN(row8_excluded_is_info);
 	RUN(row10_config_ff);
 	RUN(row10_kernel_log);
+	RUN(row10_nvml_lost_only);
+	RUN(row10_lost_without_bus_id);
+	RUN(echoes_stay_with_their_gpu);
 	RUN(row10_aer);
 	RUN(link_width_and_speed);
 	findings_free(&fs);
