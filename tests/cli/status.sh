@@ -41,3 +41,20 @@ expect_exit "format without query" 4 "$GPUVET" --replay "$BASE" status --format 
 expect_exit "bad format option" 4 "$GPUVET" --replay "$BASE" status --query index --format xml
 expect_exit "help-query" 0 "$GPUVET" status --help-query
 expect_grep "help-query lists nvidia-smi names" '^temperature\.gpu ' "$TMP/out"
+
+# A --query of only the table's readings takes the table's lighter probe: each field reads the
+# same there as next to a field that needs the full probe (serial).
+"$GPUVET" status --help-query | awk 'NR > 1 { print ($1 == "-" ? $2 : $1) }' |
+	grep -v '^timestamp$' >"$TMP/fields"
+bad=""
+while read -r fld; do
+	"$GPUVET" --replay "$BASE" status --query "$fld" --format csv,noheader >"$TMP/q1" 2>&1
+	"$GPUVET" --replay "$BASE" status --query "$fld,serial" --format csv,noheader 2>&1 |
+		sed 's/, [^,]*$//' >"$TMP/q2"
+	cmp -s "$TMP/q1" "$TMP/q2" || bad="$bad $fld"
+done <"$TMP/fields"
+if [ -z "$bad" ] && [ "$(wc -l <"$TMP/fields")" -gt 50 ]; then
+	pass "every --query field reads the same with the light and the full probe"
+else
+	fail "every --query field reads the same with the light and the full probe" "differ:$bad"
+fi
