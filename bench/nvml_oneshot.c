@@ -7,7 +7,9 @@
  * Usage: nvml_oneshot [RUNS]: RUNS rounds in one process (default 5); prints the median of
  * each step in ms, one line of text. RUNS 0: one init and the handles, no output, no shutdown
  * (time that process from outside: the floor of a whole one-shot command); RUNS -1: the same,
- * leaving by _exit (what NVML's own teardown at exit costs is the difference).
+ * leaving by _exit (what NVML's own teardown at exit costs is the difference). RUNS -2 and -3:
+ * one init with nvmlInitWithFlags(0) or (NVML_INIT_FLAG_NO_ATTACH), then the handles, timed
+ * once (the first init of a process is the one a one-shot command pays).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -55,6 +57,26 @@ int main(int argc, char **argv)
 	shut = (int (*)(void))dlsym(lib, "nvmlShutdown");
 	count = (int (*)(unsigned *))dlsym(lib, "nvmlDeviceGetCount_v2");
 	handle = (int (*)(unsigned, void **))dlsym(lib, "nvmlDeviceGetHandleByIndex_v2");
+	if (runs <= -2) {
+		int (*initf)(unsigned) = (int (*)(unsigned))dlsym(lib, "nvmlInitWithFlags");
+		unsigned n = 0, i;
+		double t1, t2, t3;
+		void *h;
+
+		if (!initf || !count || !handle)
+			return 1;
+		t1 = now_ms();
+		if (initf(runs == -2 ? 0 : 2) != 0)
+			return 1;
+		t2 = now_ms();
+		count(&n);
+		for (i = 0; i < n; i++)
+			handle(i, &h);
+		t3 = now_ms();
+		printf("nvmlInitWithFlags(%d) %.2f ms, count+%u handles %.2f ms\n", runs == -2 ? 0 : 2,
+		       t2 - t1, n, t3 - t2);
+		return 0;
+	}
 	if (runs < -1 || !init || !shut || !count || !handle)
 		return 1;
 	if (runs <= 0) {
