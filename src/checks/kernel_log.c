@@ -178,8 +178,7 @@ static int gpu_for_bdf(const struct gpu_system *sys, const char *bdf)
 void check_kernel_log(const struct doctor_input *in, struct findings *out)
 {
 	const struct kmsg_facts *k = &in->facts.kmsg;
-	bool fallen_reported = findings_has(out, "gpu.fallen_off_bus") ||
-			       findings_has(out, "pci.fallen_off_bus");
+	bool fallen_reported = findings_has(out, "gpu.fallen_off_bus");
 	bool done[FACTS_MAX_XIDS];
 	int i, j, shown = 0;
 
