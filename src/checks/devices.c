@@ -26,19 +26,9 @@ DEFS(defs_devices) = {
 };
 DEFS_COUNT(defs_devices);
 
-static const struct devnode *node_of(const struct devnode_facts *d, const char *path)
-{
-	int i;
-
-	for (i = 0; i < d->n; i++)
-		if (strcmp(d->nodes[i].path, path) == 0)
-			return &d->nodes[i];
-	return NULL;
-}
-
 static bool exists(const struct devnode_facts *d, const char *path)
 {
-	const struct devnode *n = node_of(d, path);
+	const struct devnode *n = devnodes_find(d, path);
 
 	return n && n->exists;
 }
@@ -51,26 +41,6 @@ static bool module_loaded(const struct module_facts *m)
 static bool nvml_up(const struct gpu_system *sys)
 {
 	return num_ok(&sys->nvml_init) && sys->nvml_init.v == 0 && sys->ngpus > 0;
-}
-
-static enum severity worst_since(const struct findings *out, size_t start)
-{
-	enum severity w = SEV_OK;
-	size_t i;
-
-	for (i = start; i < out->n; i++)
-		if (out->v[i].sev > w)
-			w = out->v[i].sev;
-	return w;
-}
-
-/* The layer's summary line is added last, once the layer is known healthy, and shown first. */
-static void move_last_to(struct findings *out, size_t pos)
-{
-	struct finding f = out->v[out->n - 1];
-
-	memmove(&out->v[pos + 1], &out->v[pos], (out->n - 1 - pos) * sizeof(f));
-	out->v[pos] = f;
 }
 
 /* The NVML index of the GPU whose device minor is `minor`, or -1. */
@@ -341,12 +311,12 @@ void check_devices(const struct doctor_input *in, struct findings *out)
 	}
 	if (!exists(d, "/dev/nvidiactl"))
 		missing_node(in, "/dev/nvidiactl", out);
-	judge_node(in, node_of(d, "/dev/nvidiactl"), -1, out);
+	judge_node(in, devnodes_find(d, "/dev/nvidiactl"), -1, out);
 	gpu_nodes(in, out);
 	/* uvm: without the module that is module.uvm_missing's to say */
 	if (m->loaded_uvm || m->uvm_in_proc_devices) {
 		if (exists(d, "/dev/nvidia-uvm"))
-			judge_node(in, node_of(d, "/dev/nvidia-uvm"), -1, out);
+			judge_node(in, devnodes_find(d, "/dev/nvidia-uvm"), -1, out);
 		else if (num_ok(&in->sys.cuda_init) && in->sys.cuda_init.v == 0) {
 			f = finding_add(out, "devices.created_on_demand", SEV_INFO, -1,
 					"/dev/nvidia-uvm appeared only when gpuvet's CUDA probe ran "
@@ -356,8 +326,8 @@ void check_devices(const struct doctor_input *in, struct findings *out)
 			missing_node(in, "/dev/nvidia-uvm", out);
 		}
 	}
-	if (worst_since(out, start) < SEV_WARN) {
+	if (findings_worst_since(out, start) < SEV_WARN) {
 		ok_line(in, out);
-		move_last_to(out, start);
+		findings_move_last_to(out, start);
 	}
 }

@@ -277,7 +277,7 @@ void check_env(const struct doctor_input *in, struct findings *out)
 {
 	const struct env_facts *env = &in->facts.env;
 	const int count = nvml_count(&in->sys);
-	size_t before = out->n, i;
+	const size_t before = out->n;
 	struct finding *f;
 	char bad[64];
 	int visible;
@@ -286,9 +286,8 @@ void check_env(const struct doctor_input *in, struct findings *out)
 	check_nvidia_visible(in, out);
 	check_order(in, out);
 	check_bad_vars(in, out);
-	for (i = before; i < out->n; i++)
-		if (out->v[i].sev >= SEV_WARN)
-			return;
+	if (findings_worst_since(out, before) >= SEV_WARN)
+		return;
 	if (!env->cuda_visible_set)
 		f = finding_add(out, "env.ok", SEV_OK, -1,
 				"CUDA_VISIBLE_DEVICES unset: CUDA sees %s; no CUDA debugging "

@@ -114,23 +114,26 @@ void findings_free(struct findings *fs)
 
 enum severity findings_worst(const struct findings *fs)
 {
+	return findings_worst_since(fs, 0);
+}
+
+enum severity findings_worst_since(const struct findings *fs, size_t start)
+{
 	enum severity w = SEV_OK;
 	size_t i;
 
-	for (i = 0; i < fs->n; i++)
+	for (i = start; i < fs->n; i++)
 		if (fs->v[i].sev > w)
 			w = fs->v[i].sev;
 	return w;
 }
 
-struct finding *findings_find(struct findings *fs, const char *id)
+void findings_move_last_to(struct findings *fs, size_t pos)
 {
-	size_t i;
+	struct finding f = fs->v[fs->n - 1];
 
-	for (i = 0; i < fs->n; i++)
-		if (strcmp(fs->v[i].def->id, id) == 0)
-			return &fs->v[i];
-	return NULL;
+	memmove(&fs->v[pos + 1], &fs->v[pos], (fs->n - 1 - pos) * sizeof(f));
+	fs->v[pos] = f;
 }
 
 void findings_fold(struct findings *fs, const char *echo, const char *cause)

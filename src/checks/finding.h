@@ -84,10 +84,13 @@ void finding_fix(struct finding *f, unsigned flags, const char *fmt, ...)
 void findings_free(struct findings *fs);
 /* The worst severity present (SEV_OK when empty). */
 enum severity findings_worst(const struct findings *fs);
+/* The worst severity among the findings added since fs->n was start. */
+enum severity findings_worst_since(const struct findings *fs, size_t start);
+/* Move the last finding to position pos: a layer's summary line is added last, once the layer
+ * is known healthy, and shown first. */
+void findings_move_last_to(struct findings *fs, size_t pos);
 /* Does a finding with this id exist (any GPU)? */
 bool findings_has(const struct findings *fs, const char *id);
-/* The first finding with this id, or NULL; valid until the next finding_add. */
-struct finding *findings_find(struct findings *fs, const char *id);
 /* Fold every finding with id `echo` under the finding with id `cause` (when both are raised):
  * for a cause the check knows, which may sit above the echo's layer (CUDA_VISIBLE_DEVICES
  * hiding every GPU is why cuInit says 100). */

@@ -764,7 +764,7 @@ void check_framework(const struct doctor_input *in, struct findings *out)
 	const struct python_facts *py = &in->facts.python;
 	const bool primary_exists = any_primary(py);
 	struct judge j;
-	size_t before = out->n, i;
+	size_t before = out->n;
 	bool driver_judged = true, arch_judged = true, bad = false;
 	int e, k;
 
@@ -787,8 +787,7 @@ void check_framework(const struct doctor_input *in, struct findings *out)
 			judge_cudnn(&j, out, env, fw, primary);
 		}
 	}
-	for (i = before; i < out->n; i++)
-		bad |= out->v[i].sev >= SEV_WARN;
+	bad = findings_worst_since(out, before) >= SEV_WARN;
 	if (bad)
 		return;
 	summarise(&j, py, out, driver_judged && arch_judged,

@@ -490,7 +490,7 @@ void check_libraries(const struct doctor_input *in, struct findings *out)
 	struct pick nv, cu;
 	struct finding *f;
 	char what[1200];
-	size_t before = out->n, i;
+	size_t before = out->n;
 	bool compared = false, bad = false;
 
 	pick_lib(&nv, "libnvidia-ml.so.1", &l->libnvml, &in->sys.nvml_lib);
@@ -500,8 +500,7 @@ void check_libraries(const struct doctor_input *in, struct findings *out)
 	check_stub(in, out, &cu);
 	check_compat(in, out, &cu);
 	check_versions(in, out, &nv, &cu, &compared);
-	for (i = before; i < out->n; i++)
-		bad |= out->v[i].sev >= SEV_WARN;
+	bad = findings_worst_since(out, before) >= SEV_WARN;
 	if (bad || !nv.path[0] || !cu.path[0])
 		return;
 	describe(&nv, &cu, what, sizeof(what));

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../gpu/busid.h"
 #include "../util/util.h"
 #include "catalog.h"
 #include "doctor.h"
@@ -52,26 +53,6 @@ static bool module_loaded(const struct module_facts *m)
 static bool kmsg_read(const struct kmsg_facts *k)
 {
 	return k->read_rc == 0;
-}
-
-static enum severity worst_since(const struct findings *out, size_t start)
-{
-	enum severity w = SEV_OK;
-	size_t i;
-
-	for (i = start; i < out->n; i++)
-		if (out->v[i].sev > w)
-			w = out->v[i].sev;
-	return w;
-}
-
-/* The layer's summary line is added last, once the layer is known healthy, and shown first. */
-static void move_last_to(struct findings *out, size_t pos)
-{
-	struct finding f = out->v[out->n - 1];
-
-	memmove(&out->v[pos + 1], &out->v[pos], (out->n - 1 - pos) * sizeof(f));
-	out->v[pos] = f;
 }
 
 /* ---- distribution-specific commands (catalog lesson 13) ---- */
@@ -144,39 +125,6 @@ static const char *host_prefix(const struct platform_facts *p)
 
 /* ---- the GPU generation, for the flavour rules of catalog row 9 ---- */
 
-struct pci_addr {
-	unsigned dom, bus, dev;
-	int fn;
-};
-
-static bool addr_parse(const char *s, struct pci_addr *a)
-{
-	unsigned fn;
-	int used = 0;
-
-	if (!s || sscanf(s, "%x:%x:%x%n", &a->dom, &a->bus, &a->dev, &used) != 3)
-		return false;
-	a->fn = -1;
-	if (s[used] == '.' && sscanf(s + used + 1, "%x", &fn) == 1)
-		a->fn = (int)fn;
-	return true;
-}
-
-static const struct gpu *nvml_gpu_at(const struct gpu_system *sys, const char *bdf)
-{
-	struct pci_addr want, have;
-	unsigned i;
-
-	if (!addr_parse(bdf, &want))
-		return NULL;
-	for (i = 0; i < sys->ngpus; i++)
-		if (text_ok(&sys->gpus[i].st.bus_id) && addr_parse(sys->gpus[i].st.bus_id.s, &have) &&
-		    want.dom == have.dom && want.bus == have.bus && want.dev == have.dev &&
-		    (want.fn < 0 || have.fn < 0 || want.fn == have.fn))
-			return &sys->gpus[i];
-	return NULL;
-}
-
 enum gpu_era { ERA_UNKNOWN, ERA_PRE_TURING, ERA_TURING_TO_HOPPER, ERA_BLACKWELL };
 
 /* From NVML's compute capability when it answers; else from the PCI device ID, whose ranges
@@ -238,7 +186,7 @@ static void check_flavour(const struct doctor_input *in, struct findings *out)
 	}
 	for (i = 0; i < h->pci.n; i++) {
 		const struct pci_dev *d = &h->pci.devs[i];
-		const struct gpu *g = nvml_gpu_at(&in->sys, d->bdf);
+		const struct gpu *g = gpu_at_bus(&in->sys, d->bdf);
 		enum gpu_era era;
 		struct finding *f;
 		char who[32] = "";
@@ -732,8 +680,8 @@ void check_module(const struct doctor_input *in, struct findings *out)
 		finding_add(out, "module.in_container", SEV_INFO, -1,
 			    "in a container: the module's files, blacklists and Secure Boot are the "
 			    "host's and were not checked");
-	if (worst_since(out, start) < SEV_WARN && module_loaded(m)) {
+	if (findings_worst_since(out, start) < SEV_WARN && module_loaded(m)) {
 		ok_line(in, out);
-		move_last_to(out, start);
+		findings_move_last_to(out, start);
 	}
 }

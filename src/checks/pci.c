@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../gpu/busid.h"
 #include "../util/strbuf.h"
 #include "../util/util.h"
 #include "catalog.h"
@@ -36,44 +37,12 @@ DEFS(defs_pci) = {
 };
 DEFS_COUNT(defs_pci);
 
-struct pci_addr {
-	unsigned dom, bus, dev;
-	int fn; /* -1 when the text had none ("0000:10:1c", as old Xid lines print it) */
-};
-
-/* "0000:01:00.0", "00000000:01:00.0" (NVML) or "0000:01:00". */
-static bool addr_parse(const char *s, struct pci_addr *a)
-{
-	unsigned fn;
-	int used = 0;
-
-	if (!s || sscanf(s, "%x:%x:%x%n", &a->dom, &a->bus, &a->dev, &used) != 3)
-		return false;
-	a->fn = -1;
-	if (s[used] == '.' && sscanf(s + used + 1, "%x", &fn) == 1)
-		a->fn = (int)fn;
-	return true;
-}
-
-static bool addr_same(const struct pci_addr *a, const struct pci_addr *b)
-{
-	return a->dom == b->dom && a->bus == b->bus && a->dev == b->dev &&
-	       (a->fn < 0 || b->fn < 0 || a->fn == b->fn);
-}
-
 /* The NVML index of the GPU at bdf, or -1. */
 static int gpu_index(const struct gpu_system *sys, const char *bdf)
 {
-	struct pci_addr want, have;
-	unsigned i;
+	const struct gpu *g = gpu_at_bus(sys, bdf);
 
-	if (!addr_parse(bdf, &want))
-		return -1;
-	for (i = 0; i < sys->ngpus; i++)
-		if (text_ok(&sys->gpus[i].st.bus_id) && addr_parse(sys->gpus[i].st.bus_id.s, &have) &&
-		    addr_same(&want, &have))
-			return (int)sys->gpus[i].index;
-	return -1;
+	return g ? (int)g->index : -1;
 }
 
 /* NVML's GPU without a bus id, when there is exactly one: -1 when none, -2 when several. */
@@ -141,7 +110,7 @@ static bool line_addr(const char *line, struct pci_addr *a)
 
 		while ((p = strstr(p, keys[i])) != NULL) {
 			p += strlen(keys[i]);
-			if (isxdigit((unsigned char)*p) && addr_parse(p, a))
+			if (isxdigit((unsigned char)*p) && pci_addr_parse(p, a))
 				return true;
 		}
 	}
@@ -152,7 +121,7 @@ static bool line_names(const char *line, const char *bdf)
 {
 	struct pci_addr a, b;
 
-	return line[0] && line_addr(line, &a) && addr_parse(bdf, &b) && addr_same(&a, &b);
+	return line[0] && line_addr(line, &a) && pci_addr_parse(bdf, &b) && pci_addr_same(&a, &b);
 }
 
 static bool module_loaded(const struct module_facts *m)
@@ -172,26 +141,6 @@ static const char *initramfs(const struct platform_facts *p)
 	if (p->pkg == PKG_ZYPPER)
 		return "sudo dracut -f";
 	return fix_initramfs(p);
-}
-
-static enum severity worst_since(const struct findings *out, size_t start)
-{
-	enum severity w = SEV_OK;
-	size_t i;
-
-	for (i = start; i < out->n; i++)
-		if (out->v[i].sev > w)
-			w = out->v[i].sev;
-	return w;
-}
-
-/* The layer's summary line is added last, once the layer is known healthy, and shown first. */
-static void move_last_to(struct findings *out, size_t pos)
-{
-	struct finding f = out->v[out->n - 1];
-
-	memmove(&out->v[pos + 1], &out->v[pos], (out->n - 1 - pos) * sizeof(f));
-	out->v[pos] = f;
 }
 
 /* Per-GPU findings carry the NVML index and a summary without it, so the report can group
@@ -618,8 +567,8 @@ void check_pci(const struct doctor_input *in, struct findings *out)
 			out->v[j].one_device = true;
 	}
 	unmatched_lines(in, out);
-	if (worst_since(out, start) < SEV_WARN) {
+	if (findings_worst_since(out, start) < SEV_WARN) {
 		ok_line(in, out);
-		move_last_to(out, start);
+		findings_move_last_to(out, start);
 	}
 }

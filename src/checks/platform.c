@@ -30,36 +30,6 @@ DEFS(defs_platform) = {
 };
 DEFS_COUNT(defs_platform);
 
-static const struct devnode *node_of(const struct devnode_facts *d, const char *path)
-{
-	int i;
-
-	for (i = 0; i < d->n; i++)
-		if (strcmp(d->nodes[i].path, path) == 0)
-			return &d->nodes[i];
-	return NULL;
-}
-
-static enum severity worst_since(const struct findings *out, size_t start)
-{
-	enum severity w = SEV_OK;
-	size_t i;
-
-	for (i = start; i < out->n; i++)
-		if (out->v[i].sev > w)
-			w = out->v[i].sev;
-	return w;
-}
-
-/* The layer's summary line is added last, once the layer is known healthy, and shown first. */
-static void move_last_to(struct findings *out, size_t pos)
-{
-	struct finding f = out->v[out->n - 1];
-
-	memmove(&out->v[pos + 1], &out->v[pos], (out->n - 1 - pos) * sizeof(f));
-	out->v[pos] = f;
-}
-
 static const char *container_marker(const struct platform_facts *p)
 {
 	if (strcmp(p->container_kind, "docker") == 0)
@@ -84,7 +54,7 @@ static void check_container_gpu(const struct doctor_input *in, struct findings *
 {
 	const struct host_facts *h = &in->facts;
 	const struct platform_facts *p = &h->platform;
-	const struct devnode *ctl = node_of(&h->devnodes, "/dev/nvidiactl");
+	const struct devnode *ctl = devnodes_find(&h->devnodes, "/dev/nvidiactl");
 	bool host_gpu = h->pci.ngpus > 0 || h->module.proc_version || h->module.loaded_nvidia;
 	struct finding *f;
 	char fix[768];
@@ -314,8 +284,8 @@ void check_platform(const struct doctor_input *in, struct findings *out)
 		finding_evidence(f, "/etc/os-release: %s", p->os_id[0] ? p->os_id : "unreadable");
 	}
 	note_kernel_log(in, out);
-	if (worst_since(out, start) < SEV_WARN) {
+	if (findings_worst_since(out, start) < SEV_WARN) {
 		ok_line(p, out);
-		move_last_to(out, start);
+		findings_move_last_to(out, start);
 	}
 }

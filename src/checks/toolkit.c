@@ -268,7 +268,7 @@ void check_toolkit(const struct doctor_input *in, struct findings *out)
 	const struct toolkit *k;
 	const char *how = "";
 	struct finding *f;
-	size_t before = out->n, i;
+	size_t before = out->n;
 	bool bad = false;
 	int drv = driver_cuda(&in->sys), j;
 
@@ -278,8 +278,7 @@ void check_toolkit(const struct doctor_input *in, struct findings *out)
 		check_newer(in, out, k, how);
 	check_framework_major(in, out);
 	check_disagree(in, out);
-	for (i = before; i < out->n; i++)
-		bad |= out->v[i].sev >= SEV_WARN;
+	bad = findings_worst_since(out, before) >= SEV_WARN;
 	if (bad)
 		return;
 	if (!t->n) {

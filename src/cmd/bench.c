@@ -25,6 +25,7 @@
 #include "../bench/cpu.h"
 #include "../bench/result_json.h"
 #include "../bench/sensors.h"
+#include "../gpu/busid.h"
 #include "../gpu/fields.h"
 #include "../gpu/probe.h"
 #include "../host/host.h"
@@ -183,20 +184,6 @@ struct cand {
 	const struct gpu *ng;
 };
 
-static bool same_bus(const char *a, const char *b)
-{
-	/* NVML says 00000000:00:06.0, CUDA 0000:00:06.0: compare from the bus on */
-	size_t la = strlen(a), lb = strlen(b);
-
-	if (la < 7 || lb < 7)
-		return false;
-	if (la > 12)
-		a += la - 12;
-	if (lb > 12)
-		b += lb - 12;
-	return strcasecmp(a, b) == 0;
-}
-
 static int make_cands(const struct gpu_system *sys, struct cand **out)
 {
 	struct cand *c = xcalloc(sys->ncuda ? sys->ncuda : 1, sizeof(*c));
@@ -211,7 +198,7 @@ static int make_cands(const struct gpu_system *sys, struct cand **out)
 		c[n].cd = cd;
 		for (i = 0; i < sys->ngpus && text_ok(&cd->bus_id); i++)
 			if (text_ok(&sys->gpus[i].st.bus_id) &&
-			    same_bus(sys->gpus[i].st.bus_id.s, cd->bus_id.s)) {
+			    bus_id_same(sys->gpus[i].st.bus_id.s, cd->bus_id.s)) {
 				c[n].nvml = (int)i;
 				c[n].ng = &sys->gpus[i];
 			}
@@ -231,7 +218,7 @@ static bool cand_matches(const struct cand *c, const char *tok)
 	if (c->ng && text_ok(&c->ng->st.uuid) &&
 	    strncasecmp(tok, c->ng->st.uuid.s, strlen(tok)) == 0 && strlen(tok) >= 8)
 		return true;
-	if (text_ok(&c->cd->bus_id) && same_bus(tok, c->cd->bus_id.s))
+	if (text_ok(&c->cd->bus_id) && bus_id_same(tok, c->cd->bus_id.s))
 		return true;
 	return false;
 }

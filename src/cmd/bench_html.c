@@ -33,20 +33,6 @@ static void esc(struct strbuf *sb, const char *s)
 	}
 }
 
-static const char *jstr(json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s ? s : "";
-}
-
-static double jnum(json_t *o, const char *k, double dflt)
-{
-	json_t *v = json_object_get(o, k);
-
-	return json_is_number(v) ? json_number_value(v) : dflt;
-}
-
 /* ---- SVG plots ----------------------------------------------------------------------------- */
 
 struct series {
@@ -258,12 +244,12 @@ static int collect(json_t *results, const char *plot, struct series *s, int max,
 
 	json_array_foreach(results, i, r)
 	{
-		const char *name = jstr(r, "series");
+		const char *name = bench_json_str(r, "series");
 
-		if (strcmp(jstr(r, "plot"), plot) || !*name)
+		if (strcmp(bench_json_str(r, "plot"), plot) || !*name)
 			continue;
-		*unit = jstr(r, "unit");
-		*x_unit = jstr(r, "size_unit");
+		*unit = bench_json_str(r, "unit");
+		*x_unit = bench_json_str(r, "size_unit");
 		for (k = 0; k < ns; k++)
 			if (!strcmp(s[k].name, name))
 				break;
@@ -275,8 +261,8 @@ static int collect(json_t *results, const char *plot, struct series *s, int max,
 			ns++;
 		}
 		if (s[k].n < (int)ARRAY_SIZE(s[k].x)) {
-			s[k].x[s[k].n] = jnum(r, "size", 0);
-			s[k].y[s[k].n] = jnum(r, "median", NAN);
+			s[k].x[s[k].n] = bench_json_num(r, "size", 0);
+			s[k].y[s[k].n] = bench_json_num(r, "median", NAN);
 			s[k].n++;
 		}
 	}
@@ -351,7 +337,7 @@ static void table(struct strbuf *sb, json_t *results, const char *family)
 		char w[16], sz[24], val[24], pct[16] = "", tr[24] = "", clk[48] = "";
 		json_t *g = json_object_get(r, "gpu"), *p = json_object_get(r, "peer");
 
-		if (strcmp(jstr(r, "bench"), family) ||
+		if (strcmp(bench_json_str(r, "bench"), family) ||
 		    !json_is_true(json_object_get(r, "headline")))
 			continue;
 		if (!any)
@@ -367,45 +353,47 @@ static void table(struct strbuf *sb, json_t *results, const char *family)
 			str_fmt(w, sizeof(w), "%lld", (long long)json_integer_value(g));
 		else
 			str_copy(w, "all", sizeof(w));
-		bench_fmt_size(jnum(r, "size", 0), jstr(r, "size_unit"), sz, sizeof(sz));
-		bench_fmt_value(jnum(r, "median", NAN), val, sizeof(val));
-		if (jnum(r, "percent_of_peak", -1) >= 0)
-			str_fmt(pct, sizeof(pct), "%.1f%%", jnum(r, "percent_of_peak", 0));
-		if (jnum(r, "hbm_traffic", -1) >= 0) {
-			bench_fmt_value(jnum(r, "hbm_traffic", 0), tr, sizeof(tr));
+		bench_fmt_size(bench_json_num(r, "size", 0), bench_json_str(r, "size_unit"), sz,
+			       sizeof(sz));
+		bench_fmt_value(bench_json_num(r, "median", NAN), val, sizeof(val));
+		if (bench_json_num(r, "percent_of_peak", -1) >= 0)
+			str_fmt(pct, sizeof(pct), "%.1f%%",
+				bench_json_num(r, "percent_of_peak", 0));
+		if (bench_json_num(r, "hbm_traffic", -1) >= 0) {
+			bench_fmt_value(bench_json_num(r, "hbm_traffic", 0), tr, sizeof(tr));
 			str_append(tr, " GB/s", sizeof(tr));
 		}
-		if (jnum(r, "sm_clock_mhz", -1) >= 0)
-			str_fmt(clk, sizeof(clk), "%.0f MHz", jnum(r, "sm_clock_mhz", 0));
-		if (jnum(r, "power_w", -1) >= 0) {
+		if (bench_json_num(r, "sm_clock_mhz", -1) >= 0)
+			str_fmt(clk, sizeof(clk), "%.0f MHz", bench_json_num(r, "sm_clock_mhz", 0));
+		if (bench_json_num(r, "power_w", -1) >= 0) {
 			char pwr[16];
 
-			str_fmt(pwr, sizeof(pwr), ", %.0f W", jnum(r, "power_w", 0));
+			str_fmt(pwr, sizeof(pwr), ", %.0f W", bench_json_num(r, "power_w", 0));
 			str_append(clk, pwr, sizeof(clk));
 		}
 		sb_addf(sb, "<tr><td>%s</td><td>", w);
-		esc(sb, jstr(r, "label"));
+		esc(sb, bench_json_str(r, "label"));
 		sb_addf(sb, "</td><td>%s</td><td class=\"n\">%s ", sz, val);
-		esc(sb, jstr(r, "unit"));
+		esc(sb, bench_json_str(r, "unit"));
 		sb_addf(sb, "</td><td class=\"n\">%s</td><td class=\"n\" title=\"", tr);
-		esc(sb, jstr(r, "peak_what"));
+		esc(sb, bench_json_str(r, "peak_what"));
 		sb_addf(sb, "\">%s</td><td class=\"n\">", pct);
 		{
 			char lo[16], hi[16];
 
-			bench_fmt_value(jnum(r, "min", 0), lo, sizeof(lo));
-			bench_fmt_value(jnum(r, "max", 0), hi, sizeof(hi));
+			bench_fmt_value(bench_json_num(r, "min", 0), lo, sizeof(lo));
+			bench_fmt_value(bench_json_num(r, "max", 0), hi, sizeof(hi));
 			sb_addf(sb, "%s..%s</td><td class=\"n\">%.1f%%</td>", lo, hi,
-				jnum(r, "cv", 0) * 100);
+				bench_json_num(r, "cv", 0) * 100);
 		}
 		sb_addf(sb, "<td class=\"%s\" title=\"", json_is_false(ver) ? "bad" : "ok");
-		esc(sb, jstr(r, "verify"));
+		esc(sb, bench_json_str(r, "verify"));
 		sb_addf(sb, "\">%s</td><td>%s</td><td>",
 			json_is_true(ver)    ? "ok"
 			: json_is_false(ver) ? "FAILED"
 					     : "-",
 			clk);
-		esc(sb, jstr(r, "config"));
+		esc(sb, bench_json_str(r, "config"));
 		sb_adds(sb, "</td></tr>\n");
 	}
 	if (any)
@@ -433,25 +421,25 @@ char *bench_report_html(json_t *doc)
 		"figure{margin:8px 0 20px}.claim{color:#036}.note{color:#850}.err{color:#b00}\n"
 		"</style></head><body>\n<h1>gpuvet bench</h1>\n<p>");
 	sb_adds(&sb, "gpuvet ");
-	esc(&sb, jstr(v, "gpuvet"));
-	if (*jstr(v, "driver")) {
+	esc(&sb, bench_json_str(v, "gpuvet"));
+	if (*bench_json_str(v, "driver")) {
 		sb_adds(&sb, ", driver ");
-		esc(&sb, jstr(v, "driver"));
+		esc(&sb, bench_json_str(v, "driver"));
 	}
-	if (*jstr(v, "cuda_driver")) {
+	if (*bench_json_str(v, "cuda_driver")) {
 		sb_adds(&sb, ", CUDA ");
-		esc(&sb, jstr(v, "cuda_driver"));
+		esc(&sb, bench_json_str(v, "cuda_driver"));
 	}
-	if (*jstr(v, "cublaslt")) {
+	if (*bench_json_str(v, "cublaslt")) {
 		sb_adds(&sb, ", cuBLASLt ");
-		esc(&sb, jstr(v, "cublaslt"));
+		esc(&sb, bench_json_str(v, "cublaslt"));
 	}
-	if (*jstr(v, "nccl")) {
+	if (*bench_json_str(v, "nccl")) {
 		sb_adds(&sb, ", NCCL ");
-		esc(&sb, jstr(v, "nccl"));
+		esc(&sb, bench_json_str(v, "nccl"));
 	}
 	sb_adds(&sb, ". Created ");
-	esc(&sb, jstr(doc, "created"));
+	esc(&sb, bench_json_str(doc, "created"));
 	sb_adds(&sb,
 		".</p>\n<table><tr><th>GPU</th><th>name</th><th>bus</th><th>cc</th><th>SMs</th>"
 		"<th>max SM clock</th><th>memory peak</th><th>PCIe (per direction)</th>"
@@ -460,21 +448,24 @@ char *bench_report_html(json_t *doc)
 	{
 		json_t *pk = json_object_get(x, "peaks");
 
-		sb_addf(&sb, "<tr><td>%.0f</td><td>", jnum(x, "gpu", 0));
-		esc(&sb, jstr(x, "name"));
+		sb_addf(&sb, "<tr><td>%.0f</td><td>", bench_json_num(x, "gpu", 0));
+		esc(&sb, bench_json_str(x, "name"));
 		sb_adds(&sb, "</td><td>");
-		esc(&sb, jstr(x, "bus_id"));
+		esc(&sb, bench_json_str(x, "bus_id"));
 		sb_addf(&sb, "</td><td>%s</td><td>%.0f</td><td>%.0f MHz</td><td>%.0f GB/s</td>",
-			jstr(x, "cc"), jnum(x, "sm_count", 0), jnum(x, "sm_clock_max_mhz", 0),
-			jnum(pk, "hbm_gbs", 0));
-		if (jnum(x, "pcie_gen", 0) > 0)
-			sb_addf(&sb, "<td>%.0f.0 x%.0f, %.1f GB/s</td>", jnum(x, "pcie_gen", 0),
-				jnum(x, "pcie_width", 0), jnum(pk, "pcie_gbs", 0));
+			bench_json_str(x, "cc"), bench_json_num(x, "sm_count", 0),
+			bench_json_num(x, "sm_clock_max_mhz", 0), bench_json_num(pk, "hbm_gbs", 0));
+		if (bench_json_num(x, "pcie_gen", 0) > 0)
+			sb_addf(&sb, "<td>%.0f.0 x%.0f, %.1f GB/s</td>",
+				bench_json_num(x, "pcie_gen", 0),
+				bench_json_num(x, "pcie_width", 0),
+				bench_json_num(pk, "pcie_gbs", 0));
 		else
 			sb_adds(&sb, "<td>n/a</td>");
-		if (jnum(x, "nvlink_links", 0) > 0)
+		if (bench_json_num(x, "nvlink_links", 0) > 0)
 			sb_addf(&sb, "<td>%.0f links, %.0f GB/s</td></tr>\n",
-				jnum(x, "nvlink_links", 0), jnum(pk, "nvlink_gbs", 0));
+				bench_json_num(x, "nvlink_links", 0),
+				bench_json_num(pk, "nvlink_gbs", 0));
 		else
 			sb_adds(&sb, "<td>none</td></tr>\n");
 	}
@@ -484,9 +475,10 @@ char *bench_report_html(json_t *doc)
 		bool any = false;
 		json_t *r;
 
-		json_array_foreach(results, i, r) any |= !strcmp(jstr(r, "bench"), fi->name);
+		json_array_foreach(results, i, r) any |=
+		    !strcmp(bench_json_str(r, "bench"), fi->name);
 		json_array_foreach(json_object_get(doc, "notes"), i, r) any |=
-		    !strcmp(jstr(r, "bench"), fi->name);
+		    !strcmp(bench_json_str(r, "bench"), fi->name);
 		if (!any)
 			continue;
 		sb_adds(&sb, "<h2>");
@@ -494,19 +486,19 @@ char *bench_report_html(json_t *doc)
 		sb_adds(&sb, "</h2>\n");
 		table(&sb, results, fi->name);
 		json_array_foreach(json_object_get(doc, "summary"), i,
-				   r) if (!strcmp(jstr(r, "bench"), fi->name))
+				   r) if (!strcmp(bench_json_str(r, "bench"), fi->name))
 		{
 			sb_adds(&sb, "<p class=\"claim\">");
-			esc(&sb, jstr(r, "text"));
+			esc(&sb, bench_json_str(r, "text"));
 			sb_adds(&sb, "</p>\n");
 		}
 		json_array_foreach(json_object_get(doc, "notes"), i,
-				   r) if (!strcmp(jstr(r, "bench"), fi->name))
+				   r) if (!strcmp(bench_json_str(r, "bench"), fi->name))
 		{
 			sb_adds(&sb, "<p class=\"note\">");
-			esc(&sb, jstr(r, "kind"));
+			esc(&sb, bench_json_str(r, "kind"));
 			sb_adds(&sb, ": ");
-			esc(&sb, jstr(r, "text"));
+			esc(&sb, bench_json_str(r, "text"));
 			sb_adds(&sb, "</p>\n");
 		}
 		json_array_foreach(plots, i, x)
@@ -515,14 +507,15 @@ char *bench_report_html(json_t *doc)
 			const char *unit = "", *x_unit = "B";
 			int ns;
 
-			if (strcmp(jstr(x, "bench"), fi->name))
+			if (strcmp(bench_json_str(x, "bench"), fi->name))
 				continue;
 			s = xcalloc(16, sizeof(*s));
-			ns = collect(results, jstr(x, "id"), s, 16, &unit, &x_unit);
+			ns = collect(results, bench_json_str(x, "id"), s, 16, &unit, &x_unit);
 			if (ns > 0)
-				svg_plot(&sb, jstr(x, "title"), jstr(x, "x_label"),
-					 jstr(x, "y_label"), x_unit, true,
-					 json_is_true(json_object_get(x, "log_y")), s, ns);
+				svg_plot(&sb, bench_json_str(x, "title"),
+					 bench_json_str(x, "x_label"), bench_json_str(x, "y_label"),
+					 x_unit, true, json_is_true(json_object_get(x, "log_y")), s,
+					 ns);
 			free(s);
 		}
 	}
@@ -533,9 +526,9 @@ char *bench_report_html(json_t *doc)
 		esc(&sb, json_string_value(x));
 		sb_adds(&sb, "</p>\n");
 	}
-	if (jnum(doc, "unverified", 0) > 0)
+	if (bench_json_num(doc, "unverified", 0) > 0)
 		sb_addf(&sb, "<p class=\"err\">%.0f results FAILED verification.</p>\n",
-			jnum(doc, "unverified", 0));
+			bench_json_num(doc, "unverified", 0));
 	if (json_is_true(json_object_get(doc, "interrupted")))
 		sb_adds(&sb, "<p class=\"err\">Interrupted: the results are partial.</p>\n");
 	sb_adds(&sb,

@@ -53,14 +53,14 @@ void bench_fmt_size(double v, const char *unit, char *out, size_t n)
 		str_fmt(out, n, "%.0f", v);
 }
 
-static const char *jstr(json_t *o, const char *k)
+const char *bench_json_str(json_t *o, const char *k)
 {
 	const char *s = json_string_value(json_object_get(o, k));
 
 	return s ? s : "";
 }
 
-static double jnum(json_t *o, const char *k, double dflt)
+double bench_json_num(json_t *o, const char *k, double dflt)
 {
 	json_t *v = json_object_get(o, k);
 
@@ -85,36 +85,41 @@ static void print_header(FILE *f, json_t *doc)
 	json_t *v = json_object_get(doc, "versions"), *devs = json_object_get(doc, "devices"), *d;
 	size_t i;
 
-	fprintf(f, "%sgpuvet bench%s %s", c_bold(), c_reset(), jstr(v, "gpuvet"));
-	if (*jstr(v, "driver"))
-		fprintf(f, ", driver %s", jstr(v, "driver"));
-	if (*jstr(v, "cuda_driver"))
-		fprintf(f, ", CUDA %s", jstr(v, "cuda_driver"));
-	if (*jstr(v, "cublaslt"))
-		fprintf(f, ", cuBLASLt %s", jstr(v, "cublaslt"));
-	if (*jstr(v, "nccl"))
-		fprintf(f, ", NCCL %s", jstr(v, "nccl"));
+	fprintf(f, "%sgpuvet bench%s %s", c_bold(), c_reset(), bench_json_str(v, "gpuvet"));
+	if (*bench_json_str(v, "driver"))
+		fprintf(f, ", driver %s", bench_json_str(v, "driver"));
+	if (*bench_json_str(v, "cuda_driver"))
+		fprintf(f, ", CUDA %s", bench_json_str(v, "cuda_driver"));
+	if (*bench_json_str(v, "cublaslt"))
+		fprintf(f, ", cuBLASLt %s", bench_json_str(v, "cublaslt"));
+	if (*bench_json_str(v, "nccl"))
+		fprintf(f, ", NCCL %s", bench_json_str(v, "nccl"));
 	fputc('\n', f);
 	json_array_foreach(devs, i, d)
 	{
 		json_t *pk = json_object_get(d, "peaks");
 		char hbm[32] = "", pcie[48] = "", nvl[48] = "";
 
-		if (jnum(pk, "hbm_gbs", 0) > 0)
-			str_fmt(hbm, sizeof(hbm), ", memory %.0f GB/s", jnum(pk, "hbm_gbs", 0));
-		if (jnum(d, "pcie_gen", 0) > 0)
-			str_fmt(pcie, sizeof(pcie), ", PCIe %.0f.0 x%.0f", jnum(d, "pcie_gen", 0),
-				jnum(d, "pcie_width", 0));
-		if (jnum(d, "nvlink_links", 0) > 0)
-			str_fmt(nvl, sizeof(nvl), ", NVLink x%.0f", jnum(d, "nvlink_links", 0));
+		if (bench_json_num(pk, "hbm_gbs", 0) > 0)
+			str_fmt(hbm, sizeof(hbm), ", memory %.0f GB/s",
+				bench_json_num(pk, "hbm_gbs", 0));
+		if (bench_json_num(d, "pcie_gen", 0) > 0)
+			str_fmt(pcie, sizeof(pcie), ", PCIe %.0f.0 x%.0f",
+				bench_json_num(d, "pcie_gen", 0),
+				bench_json_num(d, "pcie_width", 0));
+		if (bench_json_num(d, "nvlink_links", 0) > 0)
+			str_fmt(nvl, sizeof(nvl), ", NVLink x%.0f",
+				bench_json_num(d, "nvlink_links", 0));
 		fprintf(f, "GPU %lld: %s (%s), cc %s, %.0f SMs at up to %.0f MHz%s%s%s\n",
-			(long long)jnum(d, "gpu", 0), jstr(d, "name"), jstr(d, "bus_id"),
-			jstr(d, "cc"), jnum(d, "sm_count", 0), jnum(d, "sm_clock_max_mhz", 0), hbm,
-			pcie, nvl);
+			(long long)bench_json_num(d, "gpu", 0), bench_json_str(d, "name"),
+			bench_json_str(d, "bus_id"), bench_json_str(d, "cc"),
+			bench_json_num(d, "sm_count", 0), bench_json_num(d, "sm_clock_max_mhz", 0),
+			hbm, pcie, nvl);
 	}
 	if (json_is_object(json_object_get(doc, "host")))
-		fprintf(f, "host: %.0f CPUs (%s)\n", jnum(json_object_get(doc, "host"), "cpus", 0),
-			jstr(json_object_get(doc, "host"), "cpu_isa"));
+		fprintf(f, "host: %.0f CPUs (%s)\n",
+			bench_json_num(json_object_get(doc, "host"), "cpus", 0),
+			bench_json_str(json_object_get(doc, "host"), "cpu_isa"));
 }
 
 static void print_row(FILE *f, json_t *r, bool traffic_col)
@@ -123,45 +128,49 @@ static void print_row(FILE *f, json_t *r, bool traffic_col)
 	json_t *ver = json_object_get(r, "verified");
 	const char *check = json_is_true(ver) ? "ok" : json_is_false(ver) ? "FAILED" : "-";
 	const char *col = json_is_false(ver) ? c_red() : json_is_true(ver) ? c_green() : "";
-	double cv = jnum(r, "cv", 0) * 100;
+	double cv = bench_json_num(r, "cv", 0) * 100;
 
 	who(r, w, sizeof(w));
-	bench_fmt_size(jnum(r, "size", 0), jstr(r, "size_unit"), size, sizeof(size));
-	bench_fmt_value(jnum(r, "median", NAN), val, sizeof(val));
+	bench_fmt_size(bench_json_num(r, "size", 0), bench_json_str(r, "size_unit"), size,
+		       sizeof(size));
+	bench_fmt_value(bench_json_num(r, "median", NAN), val, sizeof(val));
 	str_append(val, " ", sizeof(val));
-	str_append(val, jstr(r, "unit"), sizeof(val));
-	if (traffic_col && jnum(r, "hbm_traffic", -1) >= 0) {
-		bench_fmt_value(jnum(r, "hbm_traffic", 0), tr, sizeof(tr));
+	str_append(val, bench_json_str(r, "unit"), sizeof(val));
+	if (traffic_col && bench_json_num(r, "hbm_traffic", -1) >= 0) {
+		bench_fmt_value(bench_json_num(r, "hbm_traffic", 0), tr, sizeof(tr));
 		str_append(tr, " GB/s", sizeof(tr));
 	}
-	if (jnum(r, "percent_of_peak", -1) >= 0)
-		str_fmt(pct, sizeof(pct), "%.1f%%", jnum(r, "percent_of_peak", 0));
+	if (bench_json_num(r, "percent_of_peak", -1) >= 0)
+		str_fmt(pct, sizeof(pct), "%.1f%%", bench_json_num(r, "percent_of_peak", 0));
 	{
 		char lo[16], hi[16];
 
-		bench_fmt_value(jnum(r, "min", 0), lo, sizeof(lo));
-		bench_fmt_value(jnum(r, "max", 0), hi, sizeof(hi));
+		bench_fmt_value(bench_json_num(r, "min", 0), lo, sizeof(lo));
+		bench_fmt_value(bench_json_num(r, "max", 0), hi, sizeof(hi));
 		str_fmt(spread, sizeof(spread), "%s..%s cv %.1f%%", lo, hi, cv);
 	}
-	if (jnum(r, "sm_clock_mhz", -1) >= 0)
-		str_fmt(clk, sizeof(clk), "%4.0f MHz", jnum(r, "sm_clock_mhz", 0));
-	if (jnum(r, "power_w", -1) >= 0) {
+	if (bench_json_num(r, "sm_clock_mhz", -1) >= 0)
+		str_fmt(clk, sizeof(clk), "%4.0f MHz", bench_json_num(r, "sm_clock_mhz", 0));
+	if (bench_json_num(r, "power_w", -1) >= 0) {
 		char p[16];
 
-		str_fmt(p, sizeof(p), " %4.0f W", jnum(r, "power_w", 0));
+		str_fmt(p, sizeof(p), " %4.0f W", bench_json_num(r, "power_w", 0));
 		str_append(clk, p, sizeof(clk));
 	}
 	if (traffic_col)
 		fprintf(f, "  %-5s %-40s %9s %12s %12s %7s  %-26s %s%-6s%s %s\n", w,
-			jstr(r, "label"), size, val, tr, pct, spread, col, check, c_reset(), clk);
+			bench_json_str(r, "label"), size, val, tr, pct, spread, col, check,
+			c_reset(), clk);
 	else
-		fprintf(f, "  %-5s %-40s %9s %14s %7s  %-26s %s%-6s%s %s\n", w, jstr(r, "label"),
-			size, val, pct, spread, col, check, c_reset(), clk);
+		fprintf(f, "  %-5s %-40s %9s %14s %7s  %-26s %s%-6s%s %s\n", w,
+			bench_json_str(r, "label"), size, val, pct, spread, col, check, c_reset(),
+			clk);
 }
 
 static int by_size(const void *a, const void *b)
 {
-	double x = jnum(*(json_t *const *)a, "size", 0), y = jnum(*(json_t *const *)b, "size", 0);
+	double x = bench_json_num(*(json_t *const *)a, "size", 0),
+	       y = bench_json_num(*(json_t *const *)b, "size", 0);
 
 	return x < y ? -1 : x > y;
 }
@@ -174,22 +183,24 @@ static void print_sweeps(FILE *f, json_t *results, const char *family)
 
 	json_array_foreach(results, i, r)
 	{
-		const char *series = jstr(r, "series");
+		const char *series = bench_json_str(r, "series");
 		char key[96];
 		struct strbuf sb;
 		json_t *q, **pts = NULL;
 		size_t count = 0, k;
 
-		if (strcmp(jstr(r, "bench"), family) || !*series || !*jstr(r, "plot"))
+		if (strcmp(bench_json_str(r, "bench"), family) || !*series ||
+		    !*bench_json_str(r, "plot"))
 			continue;
-		str_fmt(key, sizeof(key), "%s|%s", jstr(r, "plot"), series);
+		str_fmt(key, sizeof(key), "%s|%s", bench_json_str(r, "plot"), series);
 		if (json_object_get(done, key))
 			continue;
 		json_object_set_new(done, key, json_true());
 		json_array_foreach(results, j, q)
 		{
-			if (strcmp(jstr(q, "bench"), family) || strcmp(jstr(q, "series"), series) ||
-			    strcmp(jstr(q, "plot"), jstr(r, "plot")))
+			if (strcmp(bench_json_str(q, "bench"), family) ||
+			    strcmp(bench_json_str(q, "series"), series) ||
+			    strcmp(bench_json_str(q, "plot"), bench_json_str(r, "plot")))
 				continue;
 			pts = xrealloc(pts, (count + 1) * sizeof(*pts));
 			pts[count++] = q;
@@ -199,16 +210,16 @@ static void print_sweeps(FILE *f, json_t *results, const char *family)
 		for (k = 0; k < count; k++) {
 			char sz[24], v[24];
 
-			bench_fmt_size(jnum(pts[k], "size", 0), jstr(pts[k], "size_unit"), sz,
-				       sizeof(sz));
-			bench_fmt_value(jnum(pts[k], "median", NAN), v, sizeof(v));
+			bench_fmt_size(bench_json_num(pts[k], "size", 0),
+				       bench_json_str(pts[k], "size_unit"), sz, sizeof(sz));
+			bench_fmt_value(bench_json_num(pts[k], "median", NAN), v, sizeof(v));
 			sb_addf(&sb, "%s%s %s%s", k ? ", " : "", sz, v,
 				json_is_false(json_object_get(pts[k], "verified")) ? " (FAILED)"
 										   : "");
 		}
 		if (count > 1)
-			fprintf(f, "  %sby size, %s (%s):%s %s\n", c_dim(), series, jstr(r, "unit"),
-				c_reset(), sb.buf);
+			fprintf(f, "  %sby size, %s (%s):%s %s\n", c_dim(), series,
+				bench_json_str(r, "unit"), c_reset(), sb.buf);
 		sb_release(&sb);
 		free(pts);
 	}
@@ -237,7 +248,8 @@ static void print_p2p_matrices(FILE *f, json_t *results)
 		long long v[2];
 		int t, j;
 
-		if (strcmp(jstr(r, "bench"), "p2p") || !json_is_integer(g) || !json_is_integer(p))
+		if (strcmp(bench_json_str(r, "bench"), "p2p") || !json_is_integer(g) ||
+		    !json_is_integer(p))
 			continue;
 		v[0] = json_integer_value(g);
 		v[1] = json_integer_value(p);
@@ -253,8 +265,9 @@ static void print_p2p_matrices(FILE *f, json_t *results)
 	for (i = 0; i < (int)ARRAY_SIZE(m); i++) {
 		bool any = false;
 
-		json_array_foreach(results, k, r) any |= !strcmp(jstr(r, "bench"), "p2p") &&
-							  !strcmp(jstr(r, "test"), m[i].test);
+		json_array_foreach(results, k, r) any |=
+		    !strcmp(bench_json_str(r, "bench"), "p2p") &&
+		    !strcmp(bench_json_str(r, "test"), m[i].test);
 		if (!any)
 			continue;
 		fprintf(f, "  %s%s, from row to column:%s\n  %8s", c_dim(), m[i].title, c_reset(), "");
@@ -268,16 +281,19 @@ static void print_p2p_matrices(FILE *f, json_t *results)
 				char v[24] = "-";
 
 				json_array_foreach(results, k, r) {
-					if (strcmp(jstr(r, "bench"), "p2p") ||
-					    strcmp(jstr(r, "test"), m[i].test) ||
+					if (strcmp(bench_json_str(r, "bench"), "p2p") ||
+					    strcmp(bench_json_str(r, "test"), m[i].test) ||
 					    !json_is_true(json_object_get(r, "headline")) ||
-					    json_integer_value(json_object_get(r, "gpu")) != ids[a] ||
-					    json_integer_value(json_object_get(r, "peer")) != ids[b])
+					    json_integer_value(json_object_get(r, "gpu")) !=
+						ids[a] ||
+					    json_integer_value(json_object_get(r, "peer")) !=
+						ids[b])
 						continue;
 					best = r;
 				}
 				if (best) {
-					bench_fmt_value(jnum(best, "median", NAN), v, sizeof(v));
+					bench_fmt_value(bench_json_num(best, "median", NAN), v,
+							sizeof(v));
 					if (json_is_false(json_object_get(best, "verified")))
 						str_append(v, "!", sizeof(v));
 				}
@@ -293,9 +309,9 @@ static json_t *find_fit(json_t *results, const char *plot, const char *series, d
 	size_t i;
 	json_t *r;
 
-	json_array_foreach(results, i, r) if (!strcmp(jstr(r, "plot"), plot) &&
-					      !strcmp(jstr(r, "series"), series) &&
-					      jnum(r, "size", 0) == size) return r;
+	json_array_foreach(results, i, r) if (!strcmp(bench_json_str(r, "plot"), plot) &&
+					      !strcmp(bench_json_str(r, "series"), series) &&
+					      bench_json_num(r, "size", 0) == size) return r;
 	return NULL;
 }
 
@@ -316,14 +332,16 @@ static void print_fit(FILE *f, json_t *results)
 			json_t *s;
 			bool seen = false;
 
-			if (strcmp(jstr(r, "plot"), plots[p]))
+			if (strcmp(bench_json_str(r, "plot"), plots[p]))
 				continue;
 			if (!title)
-				title = jstr(r, "label");
+				title = bench_json_str(r, "label");
 			json_array_foreach(sizes, k, s) if (json_number_value(s) ==
-							    jnum(r, "size", 0)) seen = true;
+							    bench_json_num(r, "size", 0)) seen =
+			    true;
 			if (!seen)
-				json_array_append_new(sizes, json_real(jnum(r, "size", 0)));
+				json_array_append_new(sizes,
+						      json_real(bench_json_num(r, "size", 0)));
 		}
 		if (json_array_size(sizes)) {
 			json_t *s;
@@ -346,8 +364,8 @@ static void print_fit(FILE *f, json_t *results)
 					json_t *q = find_fit(results, plots[p], series[v], sz);
 
 					if (q) {
-						bench_fmt_value(jnum(q, "median", NAN), cells[v],
-								sizeof(cells[v]));
+						bench_fmt_value(bench_json_num(q, "median", NAN),
+								cells[v], sizeof(cells[v]));
 						if (json_is_false(json_object_get(q, "verified")))
 							check = "FAILED";
 					} else {
@@ -365,12 +383,13 @@ static void print_fit(FILE *f, json_t *results)
 
 		/* the CPU row of the largest size says how many threads it ran on */
 		json_array_foreach(results, i,
-				   r) if (!strcmp(jstr(r, "bench"), "fit") &&
-					  !strcmp(jstr(r, "series"), series[0]) &&
-					  (!last || jnum(r, "size", 0) >= jnum(last, "size", 0)))
-		    last = r;
+				   r) if (!strcmp(bench_json_str(r, "bench"), "fit") &&
+					  !strcmp(bench_json_str(r, "series"), series[0]) &&
+					  (!last || bench_json_num(r, "size", 0) >=
+							bench_json_num(last, "size", 0))) last = r;
 		if (last)
-			fprintf(f, "  %sCPU: %s%s\n", c_dim(), jstr(last, "label"), c_reset());
+			fprintf(f, "  %sCPU: %s%s\n", c_dim(), bench_json_str(last, "label"),
+				c_reset());
 	}
 }
 
@@ -389,8 +408,10 @@ void bench_report_table(FILE *f, json_t *doc)
 		bool any = false, memory = fam == BENCH_MEMORY;
 		json_t *r;
 
-		json_array_foreach(results, i, r) any |= !strcmp(jstr(r, "bench"), fi->name);
-		json_array_foreach(notes, i, x) any |= !strcmp(jstr(x, "bench"), fi->name);
+		json_array_foreach(results, i, r) any |=
+		    !strcmp(bench_json_str(r, "bench"), fi->name);
+		json_array_foreach(notes, i, x) any |=
+		    !strcmp(bench_json_str(x, "bench"), fi->name);
 		if (!any)
 			continue;
 		fprintf(f, "\n%s== %s ==%s\n", c_bold(), fi->title, c_reset());
@@ -406,7 +427,7 @@ void bench_report_table(FILE *f, json_t *doc)
 
 			json_array_foreach(results, i, r)
 			{
-				if (strcmp(jstr(r, "bench"), fi->name) ||
+				if (strcmp(bench_json_str(r, "bench"), fi->name) ||
 				    !json_is_true(json_object_get(r, "headline")))
 					continue;
 				if (!header) {
@@ -433,26 +454,26 @@ void bench_report_table(FILE *f, json_t *doc)
 			if (fam == BENCH_P2P)
 				print_p2p_matrices(f, results);
 		}
-		json_array_foreach(sums, i, x) if (!strcmp(jstr(x, "bench"), fi->name))
-		    fprintf(f, "  %s=>%s %s\n", c_cyan(), c_reset(), jstr(x, "text"));
+		json_array_foreach(sums, i, x) if (!strcmp(bench_json_str(x, "bench"), fi->name))
+		    fprintf(f, "  %s=>%s %s\n", c_cyan(), c_reset(), bench_json_str(x, "text"));
 		json_array_foreach(notes, i, x)
 		{
-			const char *kind = jstr(x, "kind");
+			const char *kind = bench_json_str(x, "kind");
 
-			if (strcmp(jstr(x, "bench"), fi->name))
+			if (strcmp(bench_json_str(x, "bench"), fi->name))
 				continue;
 			fprintf(f, "  %s%s:%s %s\n", !strcmp(kind, "error") ? c_red() : c_yellow(),
 				!strcmp(kind, "skip")   ? "skipped"
 				: !strcmp(kind, "info") ? "note"
 							: kind,
-				c_reset(), jstr(x, "text"));
+				c_reset(), bench_json_str(x, "text"));
 		}
 	}
-	json_array_foreach(notes, i, x) if (!strcmp(jstr(x, "bench"), "run"))
-	    fprintf(f, "%snote:%s %s\n", c_yellow(), c_reset(), jstr(x, "text"));
+	json_array_foreach(notes, i, x) if (!strcmp(bench_json_str(x, "bench"), "run"))
+	    fprintf(f, "%snote:%s %s\n", c_yellow(), c_reset(), bench_json_str(x, "text"));
 	json_array_foreach(errs, i, x)
 	    fprintf(f, "%serror:%s %s\n", c_red(), c_reset(), json_string_value(x));
-	unverified = (long long)jnum(doc, "unverified", 0);
+	unverified = (long long)bench_json_num(doc, "unverified", 0);
 	if (unverified > 0)
 		fprintf(f,
 			"\n%s%lld result%s FAILED verification: the GPU computed or moved wrong "

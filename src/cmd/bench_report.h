@@ -34,6 +34,9 @@ int bench_report_html_file(json_t *doc, const char *path, struct err *e);
 /* Shared formatting: "4.21", "2150", "0.0123" (3 significant digits, no exponent for usual
  * ranges). */
 void bench_fmt_value(double v, char *out, size_t n);
+/* A result document's string member ("" when absent) and number member (dflt when absent). */
+const char *bench_json_str(json_t *o, const char *k);
+double bench_json_num(json_t *o, const char *k, double dflt);
 void bench_fmt_size(double v, const char *unit, char *out, size_t n);
 
 #endif

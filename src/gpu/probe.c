@@ -20,6 +20,7 @@
 #include "../vendor/cuda.h"
 #include "../vendor/nvml.h"
 #include "../vendor/watchdog.h"
+#include "busid.h"
 #include "topo.h"
 
 #define GPU_COUNT_MAX 256
@@ -469,6 +470,28 @@ static void read_memory(struct probe *p, const struct gpu *g, nvml_dev h, struct
 	}
 }
 
+/* One entry of an nvmlDeviceGetFieldValues answer: its return code (the call's own when that
+ * failed, UNKNOWN for a value type we do not know) and its value in *v. */
+static int field_value(const struct nvml_field_value *f, int call_rc, int64_t *v)
+{
+	int rc = call_rc ? call_rc : f->nvml_return;
+
+	*v = 0;
+	switch (f->value_type) {
+	case NVML_VALUE_TYPE_DOUBLE: *v = (int64_t)f->value.d; break;
+	case NVML_VALUE_TYPE_UNSIGNED_INT: *v = f->value.ui; break;
+	case NVML_VALUE_TYPE_UNSIGNED_LONG: *v = (int64_t)f->value.ul; break;
+	case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG: *v = (int64_t)f->value.ull; break;
+	case NVML_VALUE_TYPE_SIGNED_LONG_LONG: *v = f->value.sll; break;
+	case NVML_VALUE_TYPE_SIGNED_INT: *v = f->value.si; break;
+	case NVML_VALUE_TYPE_UNSIGNED_SHORT: *v = f->value.us; break;
+	default:
+		if (!rc)
+			rc = NVML_ERROR_UNKNOWN;
+	}
+	return rc;
+}
+
 /* One nvmlDeviceGetFieldValues call for the fields of a tier that have no function of their
  * own. */
 static void read_fields(struct probe *p, const struct gpu *g, nvml_dev h, const unsigned *ids,
@@ -485,19 +508,9 @@ static void read_fields(struct probe *p, const struct gpu *g, nvml_dev h, const 
 	rc = NV(p, gi, "nvmlDeviceGetFieldValues", DeviceGetFieldValues, h, (int)n, fv);
 	for (i = 0; i < n; i++) {
 		char key[64];
-		int frc = rc ? rc : fv[i].nvml_return;
-		int64_t v = 0;
+		int64_t v;
+		int frc = field_value(&fv[i], rc, &v);
 
-		switch (fv[i].value_type) {
-		case NVML_VALUE_TYPE_DOUBLE: v = (int64_t)fv[i].value.d; break;
-		case NVML_VALUE_TYPE_UNSIGNED_INT: v = fv[i].value.ui; break;
-		case NVML_VALUE_TYPE_UNSIGNED_LONG: v = (int64_t)fv[i].value.ul; break;
-		case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG: v = (int64_t)fv[i].value.ull; break;
-		case NVML_VALUE_TYPE_SIGNED_LONG_LONG: v = fv[i].value.sll; break;
-		case NVML_VALUE_TYPE_SIGNED_INT: v = fv[i].value.si; break;
-		case NVML_VALUE_TYPE_UNSIGNED_SHORT: v = fv[i].value.us; break;
-		default: if (!frc) frc = NVML_ERROR_UNKNOWN;
-		}
 		str_fmt(key, sizeof(key), "nvmlDeviceGetFieldValues(%u)", ids[i]);
 		/* each field is recorded on its own, so a replay can answer any subset */
 		nv_num(g, dest[i], key, frc, v);
@@ -1145,16 +1158,9 @@ static void match_cuda(struct gpu_system *sys)
 			continue;
 		for (j = 0; j < sys->ncuda; j++) {
 			const struct cuda_device *d = &sys->cuda_devs[j];
-			const char *a = g->st.bus_id.s, *b = d->bus_id.s;
 
-			if (!text_ok(&d->bus_id))
-				continue;
-			/* NVML says 00000000:00:06.0, CUDA 0000:00:06.0: compare from the bus on */
-			if (strlen(a) > 12)
-				a += strlen(a) - 12;
-			if (strlen(b) > 12)
-				b += strlen(b) - 12;
-			if (strcasecmp(a, b) == 0) {
+			/* NVML says 00000000:00:06.0, CUDA 0000:00:06.0 */
+			if (text_ok(&d->bus_id) && bus_id_same(g->st.bus_id.s, d->bus_id.s)) {
 				g->st.sm_count = d->sm_count;
 				break;
 			}
@@ -1453,21 +1459,9 @@ void probe_field_values(struct probe *p, const struct gpu *g, const unsigned *id
 			p->handles[g->index], (int)m, fv);
 		for (i = 0; i < m; i++) {
 			char key[64];
-			int frc = rc ? rc : fv[i].nvml_return;
-			int64_t v = 0;
+			int64_t v;
+			int frc = field_value(&fv[i], rc, &v);
 
-			switch (fv[i].value_type) {
-			case NVML_VALUE_TYPE_DOUBLE: v = (int64_t)fv[i].value.d; break;
-			case NVML_VALUE_TYPE_UNSIGNED_INT: v = fv[i].value.ui; break;
-			case NVML_VALUE_TYPE_UNSIGNED_LONG: v = (int64_t)fv[i].value.ul; break;
-			case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG: v = (int64_t)fv[i].value.ull; break;
-			case NVML_VALUE_TYPE_SIGNED_LONG_LONG: v = fv[i].value.sll; break;
-			case NVML_VALUE_TYPE_SIGNED_INT: v = fv[i].value.si; break;
-			case NVML_VALUE_TYPE_UNSIGNED_SHORT: v = fv[i].value.us; break;
-			default:
-				if (!frc)
-					frc = NVML_ERROR_UNKNOWN;
-			}
 			if (scopes)
 				str_fmt(key, sizeof(key), "nvmlDeviceGetFieldValues(%u,%u)",
 					ids[done + i], scopes[done + i]);

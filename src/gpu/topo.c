@@ -12,6 +12,7 @@
 
 #include "../host/host.h"
 #include "../util/util.h"
+#include "busid.h"
 
 /* NVML topology levels (nvmlGpuTopologyLevel_t) */
 enum {
@@ -51,20 +52,6 @@ void topo_free(struct topo *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* "00000000:00:07.0" and "0000:00:07.0" name the same device: compare from the bus on. */
-static bool same_bus(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-
-	if (la < 7 || lb < 7)
-		return false;
-	if (la > 12)
-		a += la - 12;
-	if (lb > 12)
-		b += lb - 12;
-	return strcasecmp(a, b) == 0;
-}
-
 /* A remote end NVML hides: in the H200 VMs every link's remote PCI info reads
  * FFFFFFFF:FF:FF.0 (driver 580.159.04, passthrough), although nvidia-smi shows NV18. */
 static bool bus_hidden(const char *bus)
@@ -92,7 +79,7 @@ void topo_count_links(struct topo *t, const struct gpu_system *sys)
 			}
 			for (j = 0; j < t->n && j < sys->ngpus; j++) {
 				if (text_ok(&sys->gpus[j].st.bus_id) &&
-				    same_bus(lk->remote_bus.s, sys->gpus[j].st.bus_id.s)) {
+				    bus_id_same(lk->remote_bus.s, sys->gpus[j].st.bus_id.s)) {
 					lk->remote_gpu = (int)j;
 					break;
 				}

@@ -136,3 +136,13 @@ void devnodes_collect(struct devnode_facts *d)
 	d->dxg = host_exists("/dev/dxg");
 	free(group_file);
 }
+
+const struct devnode *devnodes_find(const struct devnode_facts *d, const char *path)
+{
+	int i;
+
+	for (i = 0; i < d->n; i++)
+		if (strcmp(d->nodes[i].path, path) == 0)
+			return &d->nodes[i];
+	return NULL;
+}

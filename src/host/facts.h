@@ -305,6 +305,8 @@ void pci_collect(struct pci_facts *p);
 int pci_gpus_reserved(const struct pci_facts *p);
 void module_collect(struct module_facts *m, const struct platform_facts *p);
 void devnodes_collect(struct devnode_facts *d);
+/* The node collected at path ("/dev/nvidiactl"), or NULL. */
+const struct devnode *devnodes_find(const struct devnode_facts *d, const char *path);
 void kmsg_collect(struct kmsg_facts *k);
 void libs_collect(struct lib_facts *l, const struct env_facts *env);
 void toolkit_collect(struct toolkit_facts *t, const struct env_facts *env);

@@ -25,16 +25,6 @@ static bool comm_is(const char *comm, const char *full)
 	return strncmp(comm, full, 15) == 0 && (strlen(full) <= 15 ? str_eq(comm, full) : true);
 }
 
-static bool all_digits(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!isdigit((unsigned char)*s))
-			return false;
-	return true;
-}
-
 void procs_collect(struct proc_facts *p)
 {
 	char **names;
@@ -49,7 +39,7 @@ void procs_collect(struct proc_facts *p)
 		char path[64], comm[64];
 		uint64_t pid;
 
-		if (!all_digits(names[i]) || parse_u64(names[i], &pid) != 0 || pid > 0x7fffffff)
+		if (!str_all_digits(names[i]) || parse_u64(names[i], &pid) != 0 || pid > 0x7fffffff)
 			continue;
 		scanned++;
 		str_fmt(path, sizeof(path), "/proc/%s/comm", names[i]);

@@ -271,16 +271,6 @@ void proctree_user_name(unsigned uid, char *buf, size_t n)
 
 /* ---- trees ------------------------------------------------------------------------------- */
 
-static bool all_digits(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!isdigit((unsigned char)*s))
-			return false;
-	return true;
-}
-
 static bool have(const unsigned *v, size_t n, unsigned x)
 {
 	size_t i;
@@ -364,7 +354,7 @@ static int descendants_by_scan(unsigned root, unsigned **out, size_t *n, size_t 
 		struct proc_stat st;
 		uint64_t v;
 
-		if (!all_digits(names[i]) || parse_u64(names[i], &v) != 0)
+		if (!str_all_digits(names[i]) || parse_u64(names[i], &v) != 0)
 			continue;
 		if (proctree_read_stat((unsigned)v, &st) != 0)
 			continue;
@@ -444,7 +434,7 @@ int proctree_gpu_fds(unsigned pid, uint64_t *minors, bool *ctl)
 			continue;
 		if (strcmp(target, "/dev/nvidiactl") == 0)
 			*ctl = true;
-		else if (str_starts(target, "/dev/nvidia") && all_digits(target + 11) &&
+		else if (str_starts(target, "/dev/nvidia") && str_all_digits(target + 11) &&
 			 parse_u64(target + 11, &m) == 0 && m < 64)
 			*minors |= 1ULL << m;
 	}
@@ -470,7 +460,7 @@ int proctree_gpu_roots(unsigned minor, unsigned **pids, size_t *n)
 		bool ctl;
 		struct proc_stat st;
 
-		if (!all_digits(names[i]) || parse_u64(names[i], &v) != 0)
+		if (!str_all_digits(names[i]) || parse_u64(names[i], &v) != 0)
 			continue;
 		if (proctree_gpu_fds((unsigned)v, &minors, &ctl) != 0 || !(minors & (1ULL << minor)))
 			continue;

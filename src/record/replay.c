@@ -37,16 +37,6 @@ static char replay_dir[PATH_MAX];
 
 static void merge(json_t *base, json_t *patch);
 
-static bool all_digits(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (*s < '0' || *s > '9')
-			return false;
-	return true;
-}
-
 /* An object whose keys are all numbers patches an array element by element. */
 static bool index_patch(json_t *obj)
 {
@@ -57,7 +47,7 @@ static bool index_patch(json_t *obj)
 		return false;
 	json_object_foreach(obj, k, v) {
 		(void)v;
-		if (!all_digits(k))
+		if (!str_all_digits(k))
 			return false;
 	}
 	return true;
@@ -77,7 +67,7 @@ static void merge_value(json_t *parent_obj, const char *key, json_t *bv, json_t 
 			uint64_t idx;
 			json_t *elem;
 
-			if (!all_digits(k) || parse_u64(k, &idx) != 0)
+			if (!str_all_digits(k) || parse_u64(k, &idx) != 0)
 				continue;
 			while (json_array_size(bv) <= idx)
 				json_array_append_new(bv, json_object());

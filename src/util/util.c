@@ -141,6 +141,16 @@ bool str_eq(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
+bool str_all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
 int parse_i64(const char *s, int64_t *out)
 {
 	char *end;

@@ -34,6 +34,8 @@ bool str_ends(const char *s, const char *suffix);
 /* Trim leading and trailing white space in place; returns s. */
 char *str_trim(char *s);
 bool str_eq(const char *a, const char *b);
+/* A non-empty string of decimal digits only ("1234", a PID folder in /proc). */
+bool str_all_digits(const char *s);
 
 /* Parse a whole string as a number; return 0 on success, -1 on junk, overflow or empty input. */
 int parse_i64(const char *s, int64_t *out);
