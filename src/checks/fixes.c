@@ -15,7 +15,11 @@ const char *fix_pick(const struct platform_facts *p, const char *apt, const char
 
 const char *fix_initramfs(const struct platform_facts *p)
 {
-	return redhat_like(p) ? "sudo dracut -f" : "sudo update-initramfs -u";
+	if (p->pkg == PKG_PACMAN)
+		return "sudo mkinitcpio -P";
+	if (redhat_like(p) || p->pkg == PKG_ZYPPER)
+		return "sudo dracut -f";
+	return "sudo update-initramfs -u";
 }
 
 const char *fix_install(const struct platform_facts *p, const char *apt_pkg, const char *dnf_pkg,

@@ -10,7 +10,8 @@
 /* The Debian-family text or the Red Hat-family text, by the machine's package manager
  * (Debian's when unknown). */
 const char *fix_pick(const struct platform_facts *p, const char *apt, const char *dnf);
-/* "sudo update-initramfs -u" or "sudo dracut -f". */
+/* "sudo update-initramfs -u", "sudo dracut -f" (Red Hat family, SUSE) or "sudo mkinitcpio -P"
+ * (Arch). */
 const char *fix_initramfs(const struct platform_facts *p);
 /* "sudo apt install X" / "sudo dnf install Y" with the right verb. */
 const char *fix_install(const struct platform_facts *p, const char *apt_pkg, const char *dnf_pkg,

@@ -71,15 +71,6 @@ static const char *headers_pkg(const struct platform_facts *p, const char *relea
 	return buf;
 }
 
-static const char *initramfs(const struct platform_facts *p)
-{
-	if (p->pkg == PKG_PACMAN)
-		return "sudo mkinitcpio -P";
-	if (p->pkg == PKG_ZYPPER)
-		return "sudo dracut -f";
-	return fix_initramfs(p);
-}
-
 /* Red Hat-family machines without DKMS build the module with akmods. */
 static bool uses_akmods(const struct platform_facts *p, const struct module_facts *m)
 {
@@ -412,7 +403,7 @@ static bool check_blacklist(const struct doctor_input *in, struct findings *out)
 		finding_fix(f, FIX_ROOT | FIX_REBOOT,
 			    "Remove the blacklist line from %s, rebuild the initramfs (`%s`) and "
 			    "reboot.",
-			    src, initramfs(p));
+			    src, fix_initramfs(p));
 	return true;
 }
 

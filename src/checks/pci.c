@@ -134,15 +134,6 @@ static bool nvml_up(const struct gpu_system *sys)
 	return num_ok(&sys->nvml_init) && sys->nvml_init.v == 0;
 }
 
-static const char *initramfs(const struct platform_facts *p)
-{
-	if (p->pkg == PKG_PACMAN)
-		return "sudo mkinitcpio -P";
-	if (p->pkg == PKG_ZYPPER)
-		return "sudo dracut -f";
-	return fix_initramfs(p);
-}
-
 /* Per-GPU findings carry the NVML index and a summary without it, so the report can group
  * "GPUs 0-7"; a GPU NVML does not know is named by its address in the summary instead. */
 struct target {
@@ -199,13 +190,13 @@ static void nouveau_bound(const struct doctor_input *in, const struct target *t,
 		finding_fix(f, FIX_ROOT | FIX_REBOOT,
 			    "%sRebuild the initramfs so the blacklist applies at boot: `%s`, then "
 			    "reboot.",
-			    host, initramfs(&h->platform));
+			    host, fix_initramfs(&h->platform));
 	} else {
 		finding_fix(f, FIX_ROOT | FIX_REBOOT,
 			    "%sBlacklist nouveau: `printf 'blacklist nouveau\\noptions nouveau "
 			    "modeset=0\\n' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf`, rebuild "
 			    "the initramfs (`%s`) and reboot.",
-			    host, initramfs(&h->platform));
+			    host, fix_initramfs(&h->platform));
 	}
 }
 
