@@ -147,20 +147,6 @@ static const char *fw_version(const struct framework *f)
 	return f->version[0] ? f->version : "(version unknown)";
 }
 
-/* "13.0" -> 13000, "13" -> 13000; 0 when it is not a version */
-static int cuda_num(const char *s)
-{
-	int major = 0, minor = 0;
-
-	if (!isdigit((unsigned char)*s))
-		return 0;
-	while (isdigit((unsigned char)*s))
-		major = major * 10 + (*s++ - '0');
-	if (*s == '.' && isdigit((unsigned char)s[1]))
-		minor = s[1] - '0';
-	return major * 1000 + minor * 10;
-}
-
 static bool has_minor(const char *cuda)
 {
 	return strchr(cuda, '.') != NULL;
@@ -194,7 +180,7 @@ enum runs { RUNS_UNKNOWN = -1, RUNS_NO = 0, RUNS_YES, RUNS_MINOR_COMPAT };
 /* Does a build for CUDA `cuda` ("12.4", or a major alone: "12") run on this driver? */
 static enum runs driver_runs(const struct judge *j, const char *cuda, const char **floor_out)
 {
-	const int want = cuda_num(cuda);
+	const int want = cuda_version_num(cuda);
 	const char *floor, *rel;
 
 	*floor_out = NULL;
@@ -498,7 +484,7 @@ static void judge_driver(const struct judge *j, struct findings *out, const stru
 				floor ? floor : "(newer)", j->driver[0] ? j->driver : "older", have);
 		evidence_build(f, fw);
 		evidence_driver(f, j);
-		driver_upgrade(j, cuda_num(fw->cuda) / 1000, up, sizeof(up));
+		driver_upgrade(j, cuda_version_num(fw->cuda) / 1000, up, sizeof(up));
 		if (install_cmd(j, e, fw, cmd, sizeof(cmd)))
 			finding_fix(f, FIX_ROOT | FIX_REBOOT,
 				    "Either %s, or install the build this driver runs: `%s`.", up,
@@ -511,7 +497,7 @@ static void judge_driver(const struct judge *j, struct findings *out, const stru
 	}
 	if (r != RUNS_MINOR_COMPAT)
 		return;
-	rel = release_driver(cuda_num(fw->cuda), j->wsl);
+	rel = release_driver(cuda_version_num(fw->cuda), j->wsl);
 	f = finding_add(out, "framework.minor_compat", SEV_INFO, -1,
 			"%s %s in %s is built for CUDA %s, newer than this driver's CUDA %s: it "
 			"runs by minor-version compatibility, but PTX compiled at run time can fail "

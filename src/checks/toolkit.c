@@ -29,21 +29,6 @@ DEFS(defs_toolkit) = {
 };
 DEFS_COUNT(defs_toolkit);
 
-/* "12.4.1" -> 12040; 0 when not a version */
-static int cuda_num(const char *s)
-{
-	int major = 0, minor = 0;
-
-	if (!isdigit((unsigned char)*s))
-		return 0;
-	while (isdigit((unsigned char)*s))
-		major = major * 10 + (*s++ - '0');
-	if (*s == '.')
-		for (s++; isdigit((unsigned char)*s); s++)
-			minor = minor * 10 + (*s - '0');
-	return major * 1000 + minor * 10;
-}
-
 static int driver_cuda(const struct gpu_system *sys)
 {
 	if (num_ok(&sys->cuda_version) && sys->cuda_version.v > 0)
@@ -161,7 +146,7 @@ static void check_cuda_home(const struct doctor_input *in, struct findings *out)
 static void check_newer(const struct doctor_input *in, struct findings *out,
 			const struct toolkit *k, const char *how)
 {
-	const int drv = driver_cuda(&in->sys), tk = cuda_num(k->version);
+	const int drv = driver_cuda(&in->sys), tk = cuda_version_num(k->version);
 	struct finding *f;
 
 	if (!drv || !tk || tk <= drv)
@@ -197,13 +182,13 @@ static void check_framework_major(const struct doctor_input *in, struct findings
 	struct finding *f;
 	int i, want;
 
-	if (!torch || !(k = extension_toolkit(t, &how)) || !cuda_num(k->version))
+	if (!torch || !(k = extension_toolkit(t, &how)) || !cuda_version_num(k->version))
 		return;
-	want = cuda_num(torch->cuda) / 1000;
-	if (cuda_num(k->version) / 1000 == want)
+	want = cuda_version_num(torch->cuda) / 1000;
+	if (cuda_version_num(k->version) / 1000 == want)
 		return;
 	for (i = 0; i < t->n && !match; i++)
-		if (cuda_num(t->v[i].version) / 1000 == want)
+		if (cuda_version_num(t->v[i].version) / 1000 == want)
 			match = &t->v[i];
 	/* an explicit CUDA_HOME says extensions are being built here */
 	f = finding_add(out, "toolkit.mismatch_framework", t->cuda_home[0] ? SEV_WARN : SEV_INFO,
@@ -226,8 +211,9 @@ static void check_framework_major(const struct doctor_input *in, struct findings
 	} else {
 		char pkg[64], cmd[160];
 
-		str_fmt(pkg, sizeof(pkg), "cuda-toolkit-%d-%d", cuda_num(torch->cuda) / 1000,
-			cuda_num(torch->cuda) % 1000 / 10);
+		str_fmt(pkg, sizeof(pkg), "cuda-toolkit-%d-%d",
+			cuda_version_num(torch->cuda) / 1000,
+			cuda_version_num(torch->cuda) % 1000 / 10);
 		finding_fix(f, FIX_ROOT,
 			    "Only needed to build extensions: install the CUDA %s toolkit (`%s` from "
 			    "NVIDIA's repository) and point CUDA_HOME at it.",

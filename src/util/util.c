@@ -217,6 +217,20 @@ int version_cmp(const char *a, const char *b)
 	return 0;
 }
 
+int cuda_version_num(const char *s)
+{
+	int major = 0, minor = 0;
+
+	if (!isdigit((unsigned char)*s))
+		return 0;
+	while (isdigit((unsigned char)*s))
+		major = major * 10 + (*s++ - '0');
+	if (*s == '.')
+		for (s++; isdigit((unsigned char)*s); s++)
+			minor = minor * 10 + (*s - '0');
+	return major * 1000 + minor * 10;
+}
+
 int64_t now_ns(void)
 {
 	struct timespec ts;

@@ -45,6 +45,9 @@ int parse_u64_prefix(const char *s, int base, uint64_t *out, const char **end);
 
 /* Compare dotted versions numerically ("580.65.06" < "580.159.04"); missing parts count as 0. */
 int version_cmp(const char *a, const char *b);
+/* A CUDA version as CUDA_VERSION encodes it: "12.4.1" -> 12040, "13" -> 13000; 0 when s does
+ * not start with a number. */
+int cuda_version_num(const char *s);
 
 /* Monotonic clock in nanoseconds. */
 int64_t now_ns(void);
