@@ -73,6 +73,24 @@ static void tick_label(double v, const char *unit, char *out, size_t n)
 		bench_fmt_value(v, out, n);
 }
 
+/* A vertical grid line at x from the bottom py0 to the top py1, labelled under the axis. */
+static void x_tick(struct strbuf *sb, double x, double py0, double py1, const char *lab)
+{
+	sb_addf(sb,
+		"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"g\"/>"
+		"<text x=\"%.1f\" y=\"%.1f\" class=\"xt\">%s</text>",
+		x, py0, x, py1, x, py0 + 16, lab);
+}
+
+/* A horizontal grid line at y from px0 to px1, labelled left of the axis. */
+static void y_tick(struct strbuf *sb, double y, double px0, double px1, const char *lab)
+{
+	sb_addf(sb,
+		"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"g\"/>"
+		"<text x=\"%.1f\" y=\"%.1f\" class=\"yt\">%s</text>",
+		px0, y, px1, y, px0 - 6, y + 4, lab);
+}
+
 static void svg_plot(struct strbuf *sb, const char *title, const char *xl, const char *yl,
 		     const char *x_unit, bool log_x, bool log_y, struct series *s, int ns)
 {
@@ -127,31 +145,20 @@ static void svg_plot(struct strbuf *sb, const char *title, const char *xl, const
 			step = 16, v = pow(16, floor(log(xlo) / log(16)));
 		for (; v <= xhi * 1.0001 && guard < 40; v *= step, guard++) {
 			char lab[32];
-			double x;
 
 			if (v < xlo * 0.9999)
 				continue;
-			x = axis_pos(v, xlo, xhi, true, px0, px1);
 			tick_label(v, x_unit, lab, sizeof(lab));
-			sb_addf(
-			    sb,
-			    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"g\"/>"
-			    "<text x=\"%.1f\" y=\"%.1f\" class=\"xt\">%s</text>",
-			    x, py0, x, py1, x, py0 + 16, lab);
+			x_tick(sb, axis_pos(v, xlo, xhi, true, px0, px1), py0, py1, lab);
 		}
 	} else {
 		double st = nice_step(xhi - xlo, 6), v = ceil(xlo / st) * st;
 
 		for (; v <= xhi + st * 1e-9; v += st) {
 			char lab[32];
-			double x = axis_pos(v, xlo, xhi, false, px0, px1);
 
 			bench_fmt_value(v, lab, sizeof(lab));
-			sb_addf(
-			    sb,
-			    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"g\"/>"
-			    "<text x=\"%.1f\" y=\"%.1f\" class=\"xt\">%s</text>",
-			    x, py0, x, py1, x, py0 + 16, lab);
+			x_tick(sb, axis_pos(v, xlo, xhi, false, px0, px1), py0, py1, lab);
 		}
 	}
 	if (log_y) {
@@ -159,28 +166,18 @@ static void svg_plot(struct strbuf *sb, const char *title, const char *xl, const
 
 		for (v = ylo; v <= yhi * 1.0001; v *= 10) {
 			char lab[32];
-			double y = axis_pos(v, ylo, yhi, true, py0, py1);
 
 			bench_fmt_value(v, lab, sizeof(lab));
-			sb_addf(
-			    sb,
-			    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"g\"/>"
-			    "<text x=\"%.1f\" y=\"%.1f\" class=\"yt\">%s</text>",
-			    px0, y, px1, y, px0 - 6, y + 4, lab);
+			y_tick(sb, axis_pos(v, ylo, yhi, true, py0, py1), px0, px1, lab);
 		}
 	} else {
 		double st = nice_step(yhi - ylo, 6), v;
 
 		for (v = 0; v <= yhi + st * 1e-9; v += st) {
 			char lab[32];
-			double y = axis_pos(v, ylo, yhi, false, py0, py1);
 
 			bench_fmt_value(v, lab, sizeof(lab));
-			sb_addf(
-			    sb,
-			    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"g\"/>"
-			    "<text x=\"%.1f\" y=\"%.1f\" class=\"yt\">%s</text>",
-			    px0, y, px1, y, px0 - 6, y + 4, lab);
+			y_tick(sb, axis_pos(v, ylo, yhi, false, py0, py1), px0, px1, lab);
 		}
 	}
 	sb_addf(sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"frame\"/>",
