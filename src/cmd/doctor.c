@@ -96,7 +96,6 @@ static int run_doctor(int argc, char **argv)
 	if (in->sys.hung) {
 		/* a vendor call is stuck in the driver: leave without running its library's exit
 		 * handlers, which may wait for the stuck call */
-		replay_finish();
 		_exit(rc);
 	}
 	findings_free(&fs);

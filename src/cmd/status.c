@@ -517,7 +517,6 @@ static int run_status(int argc, char **argv)
 			e.code = EXIT_UNAVAILABLE;
 			err_hint(&e, "the driver is not answering; run 'gpuvet doctor'");
 			fflush(stdout);
-			replay_finish();
 			_exit(cmd_report_error(&e));
 		}
 		return cmd_report_error(&e);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "../record/recorder.h"
+#include "memtree.h"
 #include "../util/strbuf.h"
 #include "../util/util.h"
 
@@ -50,8 +51,9 @@ static struct fact_node *fact_nodes;
 static size_t fact_nodes_n;
 static struct fact_error *fact_errors;
 static size_t fact_errors_n;
+static unsigned epoch;
 
-static int errno_from_name(const char *name)
+int host_errno_from_name(const char *name)
 {
 	static const struct {
 		const char *name;
@@ -167,7 +169,7 @@ static void facts_line(char *line)
 			return;
 		fact_errors = xrealloc(fact_errors, (fact_errors_n + 1) * sizeof(*fact_errors));
 		fact_errors[fact_errors_n].path = xstrdup(path);
-		fact_errors[fact_errors_n].errnum = errno_from_name(name);
+		fact_errors[fact_errors_n].errnum = host_errno_from_name(name);
 		fact_errors_n++;
 	}
 }
@@ -205,6 +207,8 @@ int host_set_root(const char *dir, struct err *e)
 	struct stat st;
 
 	facts_free();
+	memtree_reset(false);
+	epoch++;
 	facts_loaded = false;
 	root_dir[0] = '\0';
 	if (!dir || !*dir || strcmp(dir, "/") == 0)
@@ -232,6 +236,49 @@ bool host_is_fake(void)
 	return facts_present;
 }
 
+unsigned host_epoch(void)
+{
+	return epoch;
+}
+
+void host_mem_begin(void)
+{
+	facts_free();
+	root_dir[0] = '\0';
+	facts_loaded = true;
+	facts_present = true;
+	memtree_reset(true);
+	epoch++;
+}
+
+int host_mem_add(const struct host_mem_entry *entry, struct err *e)
+{
+	return memtree_add(entry, e);
+}
+
+void host_mem_env(const char *name, const char *value)
+{
+	fact_env = xrealloc(fact_env, (fact_env_n + 1) * sizeof(*fact_env));
+	fact_env[fact_env_n++] = xasprintf("%s=%s", name, value);
+}
+
+void host_mem_uname(const struct host_uname *u)
+{
+	fact_uname = *u;
+	fact_uname_set = true;
+}
+
+void host_mem_identity(const struct host_identity *id)
+{
+	fact_id = *id;
+	fact_id_set = true;
+}
+
+int host_mem_end(struct err *e)
+{
+	return memtree_finish(e);
+}
+
 static const struct fact_error *fact_error_for(const char *path)
 {
 	size_t i;
@@ -257,7 +304,7 @@ static const struct fact_node *fact_node_for(const char *path)
 /* True when paths must be resolved by hand: a fake root, or a recording to fill. */
 static bool slow_path(void)
 {
-	return root_dir[0] || rec_active();
+	return root_dir[0] || rec_active() || memtree_active();
 }
 
 static void join_root(char *out, size_t n, const char *path)
@@ -276,6 +323,8 @@ static int resolve(const char *path, char *out, size_t n, bool follow_last)
 	char done[HOST_PATH_MAX];
 	int links = 0;
 
+	if (memtree_active())
+		return memtree_resolve(path, out, n, follow_last);
 	if (!path || path[0] != '/')
 		return -EINVAL;
 	str_copy(todo, path, sizeof(todo));
@@ -363,6 +412,146 @@ static int locate(const char *path, char *resolved, size_t rn, char *real, size_
 	return rc;
 }
 
+/* ---- reads served from a recording in memory (host_mem_*) ---------------------------------- */
+
+/* Resolve path in the tree and find its node; the node's recorded error, or a hang, answers
+ * instead of it. Records what the caller would have recorded for an error. */
+static int mem_node_for(const char *path, bool follow_last, char *resolved, size_t rn,
+			const struct mem_node **out)
+{
+	const struct mem_node *node = NULL;
+	int rc = memtree_resolve(path, resolved, rn, follow_last);
+
+	if (rc == 0) {
+		node = memtree_get(resolved);
+		if (!node)
+			rc = -ENOENT;
+		else if (node->hang)
+			rc = -ETIMEDOUT;
+	}
+	*out = node;
+	return rc;
+}
+
+static char *mem_read(const char *path, size_t max, bool tail, size_t *len, int *err_out)
+{
+	char resolved[HOST_PATH_MAX];
+	const struct mem_node *node;
+	size_t n, from;
+	char *buf;
+	int rc = mem_node_for(path, true, resolved, sizeof(resolved), &node);
+
+	if (rc == 0 && node->error)
+		rc = -node->error;
+	if (rc == 0 && node->kind == 'd')
+		rc = -EISDIR;
+	if (rc != 0) {
+		if (rec_active())
+			rec_error(resolved, -rc);
+		if (err_out)
+			*err_out = rc;
+		return NULL;
+	}
+	n = node->len < max ? node->len : max;
+	from = tail ? node->len - n : 0;
+	buf = xmalloc(n + 1);
+	memcpy(buf, node->data + from, n);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	if (rec_active())
+		rec_file(resolved, buf, n);
+	return buf;
+}
+
+static int mem_readlink(const char *path, char *buf, size_t n)
+{
+	char resolved[HOST_PATH_MAX];
+	const struct mem_node *node;
+	int rc = mem_node_for(path, false, resolved, sizeof(resolved), &node);
+
+	if (rc == 0 && node->kind != 'l')
+		rc = -EINVAL;
+	if (rc != 0) {
+		if (rec_active())
+			rec_error(resolved, -rc);
+		return rc;
+	}
+	str_copy(buf, node->data, n);
+	if (rec_active())
+		rec_link(resolved, buf);
+	return 0;
+}
+
+static int mem_list(const char *path, char ***names_out, size_t *n_out)
+{
+	char resolved[HOST_PATH_MAX];
+	const struct mem_node *node;
+	char **names = NULL;
+	size_t i;
+	int rc = mem_node_for(path, true, resolved, sizeof(resolved), &node);
+
+	if (rc == 0 && node->error)
+		rc = -node->error;
+	if (rc == 0 && node->kind != 'd')
+		rc = -ENOTDIR;
+	if (rc != 0) {
+		if (rec_active())
+			rec_error(resolved, -rc);
+		return rc;
+	}
+	if (node->nnames)
+		names = xcalloc(node->nnames, sizeof(*names));
+	for (i = 0; i < node->nnames; i++)
+		names[i] = xstrdup(node->names[i]);
+	if (rec_active())
+		rec_dir(resolved, names, node->nnames);
+	*names_out = names;
+	*n_out = node->nnames;
+	return 0;
+}
+
+static int mem_stat(const char *path, struct host_stat *out)
+{
+	char resolved[HOST_PATH_MAX];
+	const struct mem_node *node;
+	int rc = mem_node_for(path, true, resolved, sizeof(resolved), &node);
+
+	/* stat works on a file this user may not read */
+	if (rc == 0 && node->error && node->error != EACCES && node->error != EPERM)
+		rc = -node->error;
+	if (rc != 0) {
+		if (rec_active())
+			rec_error(resolved, -rc);
+		return rc;
+	}
+	if (node->has_stat) {
+		*out = node->st;
+	} else {
+		/* what a replay's tree was before it lived in memory: the replaying user's files */
+		out->type = node->kind;
+		out->mode = node->kind == 'd' ? 0755 : 0644;
+		out->size = (int64_t)node->len;
+	}
+	if (rec_active())
+		rec_stat(resolved, out);
+	return 0;
+}
+
+/* The error a fake tree forces for a resolved path (facts or a recording), 0 for none. */
+static int forced_error(const char *resolved)
+{
+	const struct fact_error *fe;
+
+	if (memtree_active()) {
+		const struct mem_node *node = memtree_get(resolved);
+
+		return node ? node->error : 0;
+	}
+	fe = root_dir[0] ? fact_error_for(resolved) : NULL;
+	return fe ? fe->errnum : 0;
+}
+
 char *host_read(const char *path, size_t max, size_t *len, int *err_out)
 {
 	char resolved[HOST_PATH_MAX], real[HOST_PATH_MAX * 2];
@@ -373,6 +562,8 @@ char *host_read(const char *path, size_t max, size_t *len, int *err_out)
 
 	if (err_out)
 		*err_out = 0;
+	if (memtree_active())
+		return mem_read(path, max, false, len, err_out);
 	rc = locate(path, resolved, sizeof(resolved), real, sizeof(real), true);
 	if (rc == 0 && root_dir[0] && (fe = fact_error_for(resolved)) != NULL)
 		rc = -fe->errnum;
@@ -445,6 +636,8 @@ char *host_read_tail(const char *path, size_t max, size_t *len, int *err_out)
 		*err_out = 0;
 	if (len)
 		*len = 0;
+	if (memtree_active())
+		return mem_read(path, max, true, len, err_out);
 	rc = locate(path, resolved, sizeof(resolved), real, sizeof(real), true);
 	if (rc == 0 && root_dir[0] && (fe = fact_error_for(resolved)) != NULL)
 		rc = -fe->errnum;
@@ -507,8 +700,11 @@ int host_readlink(const char *path, char *buf, size_t n)
 {
 	char resolved[HOST_PATH_MAX], real[HOST_PATH_MAX * 2];
 	ssize_t len;
-	int rc = locate(path, resolved, sizeof(resolved), real, sizeof(real), false);
+	int rc;
 
+	if (memtree_active())
+		return mem_readlink(path, buf, n);
+	rc = locate(path, resolved, sizeof(resolved), real, sizeof(real), false);
 	if (rc != 0) {
 		if (rec_active())
 			rec_error(resolved, -rc);
@@ -561,6 +757,8 @@ int host_list(const char *path, char ***names_out, size_t *n_out)
 
 	*names_out = NULL;
 	*n_out = 0;
+	if (memtree_active())
+		return mem_list(path, names_out, n_out);
 	rc = locate(path, resolved, sizeof(resolved), real, sizeof(real), true);
 	if (rc == 0 && root_dir[0] && (fe = fact_error_for(resolved)) != NULL)
 		rc = -fe->errnum;
@@ -620,6 +818,8 @@ int host_stat(const char *path, struct host_stat *out)
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	if (memtree_active())
+		return mem_stat(path, out);
 	rc = locate(path, resolved, sizeof(resolved), real, sizeof(real), true);
 	if (rc == 0 && root_dir[0]) {
 		if ((fe = fact_error_for(resolved)) != NULL && fe->errnum != EACCES &&
@@ -694,13 +894,13 @@ int host_access(const char *path, int want)
 	if (rc)
 		return rc;
 	host_identity(&id);
-	if (root_dir[0]) {
+	if (root_dir[0] || memtree_active()) {
 		char resolved[HOST_PATH_MAX];
-		const struct fact_error *fe;
+		int forced;
 
 		if (resolve(path, resolved, sizeof(resolved), true) == 0 &&
-		    (fe = fact_error_for(resolved)) != NULL)
-			return -fe->errnum;
+		    (forced = forced_error(resolved)) != 0)
+			return -forced;
 	}
 	if (id.uid == 0)
 		return (want & X_OK) && !(st.mode & 0111) && st.type != 'd' ? -EACCES : 0;
@@ -790,6 +990,24 @@ int host_read_kmsg(char **text, size_t *len)
 
 	*text = NULL;
 	*len = 0;
+	if (memtree_active()) {
+		const struct mem_node *node;
+
+		rc = mem_node_for("/dev/kmsg", true, resolved, sizeof(resolved), &node);
+		if (rc == 0 && node->error)
+			rc = -node->error;
+		if (rc == 0 && node->kind == 'd')
+			rc = -EISDIR;
+		if (rc != 0) {
+			if (rec_active())
+				rec_error(resolved, -rc);
+			return rc;
+		}
+		have = node->len;
+		raw = xmalloc(have + 1);
+		memcpy(raw, node->data, have);
+		goto filter;
+	}
 	rc = locate("/dev/kmsg", resolved, sizeof(resolved), real, sizeof(real), true);
 	if (rc == 0 && root_dir[0] && (fe = fact_error_for(resolved)) != NULL)
 		rc = -fe->errnum;
@@ -838,6 +1056,7 @@ int host_read_kmsg(char **text, size_t *len)
 		raw = xmalloc(1);
 		have = 0;
 	}
+filter:
 	raw[have] = '\0';
 	sb_init(&out);
 	for (line = strtok_r(raw, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {

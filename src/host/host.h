@@ -75,6 +75,36 @@ struct host_uname {
 };
 int host_uname(struct host_uname *u);
 
+/* ---- a machine held in memory (replays) ----------------------------------------------------
+ * A replay (record/replay.c) describes the recorded machine with the calls below instead of
+ * unpacking it to disk; from host_mem_begin() on, every read above is served from memory
+ * (host_is_fake() is true, host_root() is ""). Paths are absolute paths of the recorded
+ * machine, checked by the caller (no "..", no control characters). */
+struct host_mem_entry {
+	const char *path;
+	char kind; /* 'f' file (data, len), 'l' link (data = target), 'd' folder, 0: only
+		    * what st and error say (an empty file, or a folder when st says 'd') */
+	const char *data;
+	size_t len;
+	const char *const *names; /* 'd': names listed in the folder (may be fewer than hold
+				   * entries of their own) */
+	size_t nnames;
+	const struct host_stat *st; /* recorded metadata, or NULL */
+	int error;		    /* errno that reads of this path answer, 0 for none */
+	bool hang;		    /* reads of this path never return */
+};
+void host_mem_begin(void);
+int host_mem_add(const struct host_mem_entry *entry, struct err *e);
+void host_mem_env(const char *name, const char *value);
+void host_mem_uname(const struct host_uname *u);
+void host_mem_identity(const struct host_identity *id);
+/* The tree is complete: check it (no path below a file or a link) and serve it. */
+int host_mem_end(struct err *e);
+/* The errno a recording or facts file names ("EACCES"); EIO for a name it does not know. */
+int host_errno_from_name(const char *name);
+/* Bumped whenever the examined machine changes (host_set_root, host_mem_begin): for caches. */
+unsigned host_epoch(void);
+
 /* The kernel log as text records, one per line, "prio,seq,usec,flags;message" (the /dev/kmsg
  * format); only lines about NVIDIA, PCI and module signing are kept. Returns -EPERM/-EACCES
  * when the log is restricted. The buffer is the caller's. */

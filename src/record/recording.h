@@ -22,15 +22,13 @@ int rec_write(const char *path, const struct rec_meta *meta, struct err *e);
 void rec_stop(void);
 
 /*
- * Prepare a replay of the recording at path: load it (following "derive" chains), build a
- * fake root and the tables of the fake NVML and CUDA libraries in a temporary folder, point
- * the host layer and the library loader at them. The folder is removed at exit.
+ * Make the recording at path the machine every read sees: load it (following "derive"
+ * chains), check and bound everything it declares, then serve the host layer's reads from it
+ * and hand its answers to the fake NVML and CUDA libraries, all in memory (nothing is written
+ * to disk). A bad recording gives -1 and one clear line in e.
  */
 int replay_start(const char *path, struct err *e);
-/* Load the recording at path and unpack it into the existing folder dir (replay_start's work
- * without touching the environment; for tests and the fuzzer). */
-int replay_unpack(const char *path, const char *dir, struct err *e);
-/* Remove the replay folder now (for exits that skip atexit handlers). */
+/* End the replay: the host layer and the loader see the real machine again; frees it all. */
 void replay_finish(void);
 
 #endif

@@ -3,19 +3,23 @@
  *
  * A recording (recording.c) is loaded, following its "derive" chain: a scenario may name a
  * base recording and change only what differs (objects merge key by key, null deletes, an
- * object patches an array by index). The result is unpacked into a temporary folder:
+ * object patches an array by index). A recording is untrusted input (it is made to be sent to
+ * someone else): everything it declares is checked and bounded first, and nothing of it is
+ * written to disk. The result is served from memory:
  *
- *   root/            the recorded files, links and folders: the host layer's root prefix
- *   root/.gpuvet/facts  environment, uname, identity, device nodes and forced errors
- *   lib/             the fake libnvidia-ml.so.1 and libcuda.so.1 (links to our builds), and
- *                    per library the recorded path/version, load error and missing symbols
- *   nvml.tsv cuda.tsv   every recorded answer, for the fake libraries
+ *   files, env, uname, identity   to the host layer (host_mem_*): every read of /proc, /sys,
+ *                                 /dev... is answered from the recording, links resolved inside
+ *                                 it, never against the real filesystem
+ *   libraries, nvml, cuda         to the loader (vlib_set_replay): gpuvet's fake libnvidia-ml and
+ *                                 libcuda (tests/nvml-replay) are loaded and handed the recorded
+ *                                 answers as a table, with the recorded path, version, load
+ *                                 error and missing symbols
  *
- * The real code path then runs against it: host.c reads root/, loader.c loads lib/.
+ * The real code path then runs against it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <ftw.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
@@ -27,15 +31,15 @@
 #include "../host/host.h"
 #include "../util/strbuf.h"
 #include "../util/util.h"
+#include "../vendor/loader.h"
 #include "recording.h"
 
 #define DERIVE_DEPTH_MAX 8
-
-static char replay_dir[PATH_MAX];
+#define REPLAY_INDEX_MAX 4096 /* index in an array patch of a derived recording */
 
 /* ---- loading and deriving ----------------------------------------------------------------- */
 
-static void merge(json_t *base, json_t *patch);
+static int merge(json_t *base, json_t *patch, struct err *e);
 
 /* An object whose keys are all numbers patches an array element by element. */
 static bool index_patch(json_t *obj)
@@ -53,12 +57,13 @@ static bool index_patch(json_t *obj)
 	return true;
 }
 
-static void merge_value(json_t *parent_obj, const char *key, json_t *bv, json_t *pv)
+static int merge_value(json_t *parent_obj, const char *key, json_t *bv, json_t *pv,
+		       struct err *e)
 {
 	if (json_is_null(pv)) {
 		json_object_del(parent_obj, key);
 	} else if (bv && json_is_object(bv) && json_is_object(pv)) {
-		merge(bv, pv);
+		return merge(bv, pv, e);
 	} else if (bv && json_is_array(bv) && json_is_object(pv) && index_patch(pv)) {
 		const char *k;
 		json_t *v;
@@ -67,22 +72,27 @@ static void merge_value(json_t *parent_obj, const char *key, json_t *bv, json_t 
 			uint64_t idx;
 			json_t *elem;
 
-			if (!str_all_digits(k) || parse_u64(k, &idx) != 0)
-				continue;
+			if (!str_all_digits(k) || parse_u64(k, &idx) != 0 || idx >= REPLAY_INDEX_MAX)
+				return err_set(e, EXIT_ERROR,
+					       "recording: index %s of \"%s\" is past the limit of %d",
+					       strlen(k) < 24 ? k : "(long)", key, REPLAY_INDEX_MAX - 1);
 			while (json_array_size(bv) <= idx)
 				json_array_append_new(bv, json_object());
 			elem = json_array_get(bv, idx);
-			if (json_is_object(elem) && json_is_object(v))
-				merge(elem, v);
-			else
+			if (json_is_object(elem) && json_is_object(v)) {
+				if (merge(elem, v, e) != 0)
+					return -1;
+			} else {
 				json_array_set(bv, idx, v);
+			}
 		}
 	} else {
 		json_object_set(parent_obj, key, pv);
 	}
+	return 0;
 }
 
-static void merge(json_t *base, json_t *patch)
+static int merge(json_t *base, json_t *patch, struct err *e)
 {
 	const char *k;
 	json_t *v;
@@ -90,88 +100,14 @@ static void merge(json_t *base, json_t *patch)
 	json_object_foreach(patch, k, v) {
 		if (strcmp(k, "derive") == 0)
 			continue;
-		merge_value(base, k, json_object_get(base, k), v);
+		if (merge_value(base, k, json_object_get(base, k), v, e) != 0)
+			return -1;
 	}
+	return 0;
 }
 
 /* Copy GPU n of the recording to make a machine of `count` GPUs (8- and 16-GPU scenarios). */
 static void replicate_gpus(json_t *rec, json_int_t count);
-
-static json_t *load_file(const char *path, int depth, struct err *e)
-{
-	json_error_t je;
-	json_t *doc, *derive;
-
-	if (depth > DERIVE_DEPTH_MAX) {
-		err_set(e, EXIT_ERROR, "recording '%s': derive chain deeper than %d", path,
-			DERIVE_DEPTH_MAX);
-		return NULL;
-	}
-	doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-	if (!doc) {
-		if (je.line > 0)
-			err_set(e, EXIT_ERROR, "recording '%s' is not valid JSON: line %d: %s", path,
-				je.line, je.text);
-		else
-			err_set(e, EXIT_ERROR, "cannot read recording '%s': %s", path, je.text);
-		return NULL;
-	}
-	if (!json_is_object(doc)) {
-		json_decref(doc);
-		err_set(e, EXIT_ERROR, "recording '%s' is not a JSON object", path);
-		return NULL;
-	}
-	derive = json_object_get(doc, "derive");
-	if (derive) {
-		char base_path[PATH_MAX], dir[PATH_MAX];
-		json_t *base;
-		char *slash;
-
-		if (!json_is_string(derive)) {
-			json_decref(doc);
-			err_set(e, EXIT_ERROR, "recording '%s': \"derive\" must name a file", path);
-			return NULL;
-		}
-		str_copy(dir, path, sizeof(dir));
-		slash = strrchr(dir, '/');
-		if (slash)
-			*slash = '\0';
-		else
-			str_copy(dir, ".", sizeof(dir));
-		if (json_string_value(derive)[0] == '/')
-			str_copy(base_path, json_string_value(derive), sizeof(base_path));
-		else
-			str_fmt(base_path, sizeof(base_path), "%s/%s", dir, json_string_value(derive));
-		base = load_file(base_path, depth + 1, e);
-		if (!base) {
-			json_decref(doc);
-			return NULL;
-		}
-		{
-			json_t *rep = json_object_get(doc, "replicate_gpus");
-
-			if (json_is_integer(rep))
-				replicate_gpus(base, json_integer_value(rep));
-		}
-		merge(base, doc);
-		json_object_del(base, "replicate_gpus");
-		json_decref(doc);
-		doc = base;
-	}
-	if (!json_is_integer(json_object_get(doc, "gpuvet_recording"))) {
-		json_decref(doc);
-		err_set(e, EXIT_ERROR, "'%s' is not a gpuvet recording (no \"gpuvet_recording\")",
-			path);
-		return NULL;
-	}
-	if (json_integer_value(json_object_get(doc, "gpuvet_recording")) > RECORDING_FORMAT) {
-		json_decref(doc);
-		err_set(e, EXIT_ERROR, "recording '%s' has a newer format than this gpuvet reads",
-			path);
-		return NULL;
-	}
-	return doc;
-}
 
 /* Rewrite every occurrence of a bus id or UUID of the source GPU in a string. */
 static char *subst(const char *s, const char *from, const char *to)
@@ -343,55 +279,219 @@ static void replicate_gpus(json_t *rec, json_int_t count)
 	}
 }
 
-/* ---- unpacking ---------------------------------------------------------------------------- */
+/* ---- checking what a recording declares ------------------------------------------------------
+ * A recording is made to be sent to someone else: everything in it is untrusted input. Each
+ * limit is far above what a real machine records (a 2 x H200 recording holds ~2,000 files
+ * and ~400 answers per GPU) and far below what would exhaust memory. */
 
-static int parent_dirs(const char *path);
+#define REPLAY_FILE_MAX (64u << 20)	  /* bytes of one recording file */
+#define REPLAY_NEST_MAX 32		  /* depth of objects and arrays */
+#define REPLAY_GPUS_MAX 256		  /* devices of one library */
+#define REPLAY_FILES_MAX 200000		  /* entries under "files" */
+#define REPLAY_LIST_MAX 100000		  /* names in one folder listing */
+#define REPLAY_PATH_MAX 4095		  /* bytes of a recorded path */
+#define REPLAY_TIMELINE_MAX 100000	  /* points of one timeline */
+#define REPLAY_VALUES_MAX 65536		  /* values of one answer (a row counts each) */
 
-/* mkdir -p from the deepest folder up: most of a path already exists */
-static int mkdirs(const char *path)
+/* A name or key shown in an error: control characters as \xNN, cut at 80 bytes. */
+static const char *shown(const char *s, char *buf, size_t n)
 {
-	if (mkdir(path, 0755) == 0 || errno == EEXIST)
-		return 0;
-	if (errno != ENOENT || parent_dirs(path) != 0)
-		return -1;
-	return mkdir(path, 0755) == 0 || errno == EEXIST ? 0 : -1;
-}
+	size_t w = 0;
 
-static int parent_dirs(const char *path)
-{
-	char tmp[PATH_MAX];
-	char *slash;
+	for (; *s && w + 5 < n && w < 80; s++) {
+		unsigned char c = (unsigned char)*s;
 
-	str_copy(tmp, path, sizeof(tmp));
-	slash = strrchr(tmp, '/');
-	if (!slash || slash == tmp)
-		return 0;
-	*slash = '\0';
-	return mkdirs(tmp);
-}
-
-/* A recorded path must be absolute and must not climb out of the root. */
-static bool safe_path(const char *p)
-{
-	return p[0] == '/' && !strstr(p, "/../") && !str_ends(p, "/..") && strlen(p) < 2048;
-}
-
-static int write_bytes(const char *path, const char *data, size_t len)
-{
-	FILE *f;
-
-	/* folders only when the file cannot be made: a recording holds thousands of files */
-	f = fopen(path, "we");
-	if (!f && errno == ENOENT && parent_dirs(path) == 0)
-		f = fopen(path, "we");
-	if (!f)
-		return -1;
-	if (len && fwrite(data, 1, len, f) != len) {
-		fclose(f);
-		return -1;
+		if (c < 0x20 || c == 0x7f)
+			w += (size_t)snprintf(buf + w, n - w, "\\x%02x", c);
+		else
+			buf[w++] = (char)c;
 	}
-	return fclose(f);
+	buf[w] = '\0';
+	return buf;
 }
+
+static bool has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s == 0x7f)
+			return true;
+	return false;
+}
+
+static int check_nesting(json_t *v, int depth, struct err *e)
+{
+	const char *k;
+	json_t *x;
+	size_t i;
+
+	if (depth > REPLAY_NEST_MAX)
+		return err_set(e, EXIT_ERROR, "recording: nested deeper than %d levels",
+			       REPLAY_NEST_MAX);
+	if (json_is_object(v)) {
+		json_object_foreach(v, k, x) if (check_nesting(x, depth + 1, e) != 0) return -1;
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, x) if (check_nesting(x, depth + 1, e) != 0) return -1;
+	}
+	return 0;
+}
+
+/* A recorded path: absolute, no "." or ".." component, no control character, bounded. */
+static int check_path(const char *p, struct err *e)
+{
+	char buf[128];
+	const char *c = p;
+
+	if (has_control(p))
+		return err_set(e, EXIT_ERROR, "recording: file path with a control character: '%s'",
+			       shown(p, buf, sizeof(buf)));
+	if (p[0] != '/' || strlen(p) > REPLAY_PATH_MAX)
+		return err_set(e, EXIT_ERROR, "recording: unsafe file path '%s'",
+			       shown(p, buf, sizeof(buf)));
+	while (*c) {
+		size_t len;
+
+		while (*c == '/')
+			c++;
+		len = strcspn(c, "/");
+		if ((len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.') ||
+		    len > 255)
+			return err_set(e, EXIT_ERROR, "recording: unsafe file path '%s'",
+				       shown(p, buf, sizeof(buf)));
+		c += len;
+	}
+	return 0;
+}
+
+/* ---- loading ---------------------------------------------------------------------------------- */
+
+/* Read a recording file: a regular file of bounded size (a FIFO or a device would block or
+ * never end). */
+static json_t *read_json(const char *path, struct err *e)
+{
+	json_error_t je;
+	struct stat st;
+	json_t *doc;
+	char *buf;
+	size_t have = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0) {
+		err_set(e, EXIT_ERROR, "cannot read recording '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		err_set(e, EXIT_ERROR, "cannot read recording '%s': not a regular file", path);
+		return NULL;
+	}
+	if ((uint64_t)st.st_size > REPLAY_FILE_MAX) {
+		close(fd);
+		err_set(e, EXIT_ERROR, "recording '%s' is larger than %u MiB", path,
+			REPLAY_FILE_MAX >> 20);
+		return NULL;
+	}
+	buf = xmalloc((size_t)st.st_size + 1);
+	while (have < (size_t)st.st_size) {
+		ssize_t r = read(fd, buf + have, (size_t)st.st_size - have);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		have += (size_t)r;
+	}
+	close(fd);
+	doc = json_loadb(buf, have, JSON_REJECT_DUPLICATES, &je);
+	free(buf);
+	if (!doc)
+		err_set(e, EXIT_ERROR, "recording '%s' is not valid JSON: line %d: %s", path, je.line,
+			je.text);
+	return doc;
+}
+
+static json_t *load_file(const char *path, int depth, struct err *e)
+{
+	json_t *doc, *derive;
+
+	if (depth > DERIVE_DEPTH_MAX) {
+		err_set(e, EXIT_ERROR, "recording '%s': derive chain deeper than %d", path,
+			DERIVE_DEPTH_MAX);
+		return NULL;
+	}
+	doc = read_json(path, e);
+	if (!doc)
+		return NULL;
+	if (!json_is_object(doc)) {
+		json_decref(doc);
+		err_set(e, EXIT_ERROR, "recording '%s' is not a JSON object", path);
+		return NULL;
+	}
+	if (check_nesting(doc, 0, e) != 0) {
+		json_decref(doc);
+		return NULL;
+	}
+	derive = json_object_get(doc, "derive");
+	if (derive) {
+		char base_path[PATH_MAX], dir[PATH_MAX];
+		json_t *base, *rep;
+		char *slash;
+
+		if (!json_is_string(derive)) {
+			json_decref(doc);
+			err_set(e, EXIT_ERROR, "recording '%s': \"derive\" must name a file", path);
+			return NULL;
+		}
+		str_copy(dir, path, sizeof(dir));
+		slash = strrchr(dir, '/');
+		if (slash)
+			*slash = '\0';
+		else
+			str_copy(dir, ".", sizeof(dir));
+		if (json_string_value(derive)[0] == '/')
+			str_copy(base_path, json_string_value(derive), sizeof(base_path));
+		else
+			str_fmt(base_path, sizeof(base_path), "%s/%s", dir, json_string_value(derive));
+		base = load_file(base_path, depth + 1, e);
+		if (!base) {
+			json_decref(doc);
+			return NULL;
+		}
+		rep = json_object_get(doc, "replicate_gpus");
+		if (rep && (!json_is_integer(rep) || json_integer_value(rep) < 1 ||
+			    json_integer_value(rep) > REPLAY_GPUS_MAX)) {
+			json_decref(doc);
+			json_decref(base);
+			err_set(e, EXIT_ERROR, "recording '%s': \"replicate_gpus\" must be 1 to %d",
+				path, REPLAY_GPUS_MAX);
+			return NULL;
+		}
+		if (rep)
+			replicate_gpus(base, json_integer_value(rep));
+		if (merge(base, doc, e) != 0) {
+			json_decref(doc);
+			json_decref(base);
+			return NULL;
+		}
+		json_object_del(base, "replicate_gpus");
+		json_decref(doc);
+		doc = base;
+	}
+	if (!json_is_integer(json_object_get(doc, "gpuvet_recording"))) {
+		json_decref(doc);
+		err_set(e, EXIT_ERROR, "'%s' is not a gpuvet recording (no \"gpuvet_recording\")",
+			path);
+		return NULL;
+	}
+	if (json_integer_value(json_object_get(doc, "gpuvet_recording")) > RECORDING_FORMAT) {
+		json_decref(doc);
+		err_set(e, EXIT_ERROR, "recording '%s' has a newer format than this gpuvet reads",
+			path);
+		return NULL;
+	}
+	return doc;
+}
+
+/* ---- the host's files, env, uname and identity ------------------------------------------------ */
 
 static int hexval(int c)
 {
@@ -404,112 +504,229 @@ static int hexval(int c)
 	return -1;
 }
 
-static int unpack_file(const char *root, const char *rpath, json_t *v, struct strbuf *facts,
-		       struct err *e)
+static int decode_hex(const char *rpath, const char *h, char **out, size_t *len, struct err *e)
 {
-	char full[PATH_MAX];
-	json_t *content = NULL, *hex = NULL, *link = NULL, *dir = NULL, *stat = NULL, *error = NULL;
+	size_t n = strlen(h), i;
+	char *bytes;
 
-	if (!safe_path(rpath))
-		return err_set(e, EXIT_ERROR, "recording: unsafe file path '%s'", rpath);
-	str_fmt(full, sizeof(full), "%s%s", root, rpath);
-	if (json_is_string(v))
+	if (n % 2)
+		return err_set(e, EXIT_ERROR, "recording: bad hex for '%s'", rpath);
+	bytes = xmalloc(n / 2 + 1);
+	for (i = 0; i < n / 2; i++) {
+		int hi = hexval(h[2 * i]), lo = hexval(h[2 * i + 1]);
+
+		if (hi < 0 || lo < 0) {
+			free(bytes);
+			return err_set(e, EXIT_ERROR, "recording: bad hex for '%s'", rpath);
+		}
+		bytes[i] = (char)(hi << 4 | lo);
+	}
+	*out = bytes;
+	*len = n / 2;
+	return 0;
+}
+
+static int parse_stat(const char *rpath, json_t *stat, struct host_stat *st, struct err *e)
+{
+	const char *type = json_string_value(json_object_get(stat, "type"));
+	const char *mode = json_string_value(json_object_get(stat, "mode"));
+	static const char *const ids[] = {"uid", "gid", "major", "minor"};
+	unsigned *slot[] = {&st->uid, &st->gid, &st->major, &st->minor};
+	uint64_t m;
+	const char *end;
+	size_t i;
+
+	memset(st, 0, sizeof(*st));
+	if (!type || !mode || !type[0] || !strchr("fdlcbo", type[0]) ||
+	    parse_u64_prefix(mode, 8, &m, &end) != 0 || *end || m > 07777)
+		return err_set(e, EXIT_ERROR, "recording: bad stat for '%s'", rpath);
+	st->type = type[0];
+	st->mode = (unsigned)m;
+	for (i = 0; i < ARRAY_SIZE(ids); i++) {
+		json_t *v = json_object_get(stat, ids[i]);
+
+		if (!v)
+			continue;
+		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+		    json_integer_value(v) > UINT32_MAX)
+			return err_set(e, EXIT_ERROR, "recording: bad stat for '%s'", rpath);
+		*slot[i] = (unsigned)json_integer_value(v);
+	}
+	return 0;
+}
+
+static int add_file(const char *rpath, json_t *v, struct err *e)
+{
+	struct host_mem_entry en;
+	struct host_stat st;
+	json_t *content = NULL, *hex = NULL, *link = NULL, *dir = NULL, *stat = NULL, *error = NULL;
+	char *bytes = NULL;
+	const char **names = NULL;
+	int rc = -1;
+
+	if (check_path(rpath, e) != 0)
+		return -1;
+	memset(&en, 0, sizeof(en));
+	en.path = rpath;
+	if (json_is_string(v)) {
 		content = v;
-	else if (json_is_object(v)) {
+	} else if (json_is_object(v)) {
 		content = json_object_get(v, "content");
 		hex = json_object_get(v, "hex");
 		link = json_object_get(v, "link");
 		dir = json_object_get(v, "dir");
 		stat = json_object_get(v, "stat");
 		error = json_object_get(v, "error");
+		en.hang = json_is_true(json_object_get(v, "hang"));
 	} else {
 		return err_set(e, EXIT_ERROR, "recording: bad entry for '%s'", rpath);
 	}
-	if (link) {
-		const char *to = json_is_string(link) ? json_string_value(link) : NULL;
-		int rc = to ? symlink(to, full) : -1;
+	if (!!content + !!hex + !!link + !!dir > 1)
+		return err_set(e, EXIT_ERROR,
+			       "recording: '%s' is more than one of content, hex, link and dir", rpath);
+	if (content) {
+		if (!json_is_string(content))
+			return err_set(e, EXIT_ERROR, "recording: bad content for '%s'", rpath);
+		en.kind = 'f';
+		en.data = json_string_value(content);
+		en.len = json_string_length(content);
+	} else if (hex) {
+		if (!json_is_string(hex))
+			return err_set(e, EXIT_ERROR, "recording: bad hex for '%s'", rpath);
+		if (decode_hex(rpath, json_string_value(hex), &bytes, &en.len, e) != 0)
+			return -1;
+		en.kind = 'f';
+		en.data = bytes;
+	} else if (link) {
+		const char *to = json_string_value(link);
 
-		if (to && rc != 0 && errno == ENOENT && parent_dirs(full) == 0)
-			rc = symlink(to, full);
-		if (!to || (rc != 0 && errno != EEXIST))
+		if (!to || !to[0] || strlen(to) > REPLAY_PATH_MAX || has_control(to))
 			return err_set(e, EXIT_ERROR, "recording: cannot replay link '%s'", rpath);
-	} else if (json_is_string(content)) {
-		if (write_bytes(full, json_string_value(content), json_string_length(content)) != 0)
-			return err_set(e, EXIT_ERROR, "cannot write replay file for '%s': %s", rpath,
-				       strerror(errno));
-	} else if (json_is_string(hex)) {
-		const char *h = json_string_value(hex);
-		size_t n = strlen(h) / 2, i;
-		char *bytes = xmalloc(n + 1);
-
-		for (i = 0; i < n; i++) {
-			int hi = hexval(h[2 * i]), lo = hexval(h[2 * i + 1]);
-
-			if (hi < 0 || lo < 0) {
-				free(bytes);
-				return err_set(e, EXIT_ERROR, "recording: bad hex for '%s'", rpath);
-			}
-			bytes[i] = (char)(hi << 4 | lo);
-		}
-		if (write_bytes(full, bytes, n) != 0) {
-			free(bytes);
-			return err_set(e, EXIT_ERROR, "cannot write replay file for '%s'", rpath);
-		}
-		free(bytes);
+		en.kind = 'l';
+		en.data = to;
+		en.len = strlen(to);
 	} else if (dir) {
-		if (mkdirs(full) != 0)
-			return err_set(e, EXIT_ERROR, "cannot make replay folder for '%s'", rpath);
-	}
-	if (json_is_string(error) && strcmp(json_string_value(error), "ENOENT") != 0) {
-		/* the path must exist for the error to be served from .gpuvet/facts */
-		struct stat st;
+		size_t i;
+		json_t *name;
 
-		if (lstat(full, &st) != 0 && write_bytes(full, "", 0) != 0)
-			return err_set(e, EXIT_ERROR, "cannot write replay file for '%s'", rpath);
-		sb_addf(facts, "error %s %s\n", rpath, json_string_value(error));
-	}
-	if (json_is_object(stat)) {
-		const char *type = json_string_value(json_object_get(stat, "type"));
-		const char *mode = json_string_value(json_object_get(stat, "mode"));
-		struct stat st;
+		if (!json_is_array(dir) || json_array_size(dir) > REPLAY_LIST_MAX)
+			return err_set(e, EXIT_ERROR, "recording: bad folder listing '%s'", rpath);
+		names = xcalloc(json_array_size(dir) + 1, sizeof(*names));
+		json_array_foreach(dir, i, name) {
+			const char *n = json_string_value(name);
 
-		if (!type || !mode)
-			return err_set(e, EXIT_ERROR, "recording: bad stat for '%s'", rpath);
-		if (lstat(full, &st) != 0) {
-			if (type[0] == 'd' ? mkdirs(full) != 0 : write_bytes(full, "", 0) != 0)
-				return err_set(e, EXIT_ERROR, "cannot write replay file for '%s'", rpath);
+			if (!n || !*n || strchr(n, '/') || strcmp(n, "..") == 0 ||
+			    strcmp(n, ".") == 0 || has_control(n) || strlen(n) > 255) {
+				err_set(e, EXIT_ERROR, "recording: bad name in folder '%s'", rpath);
+				goto out;
+			}
+			names[i] = n;
 		}
-		sb_addf(facts, "node %s %c %s %lld %lld %lld %lld\n", rpath, type[0], mode,
-			(long long)json_integer_value(json_object_get(stat, "uid")),
-			(long long)json_integer_value(json_object_get(stat, "gid")),
-			(long long)json_integer_value(json_object_get(stat, "major")),
-			(long long)json_integer_value(json_object_get(stat, "minor")));
+		en.kind = 'd';
+		en.names = names;
+		en.nnames = json_array_size(dir);
 	}
-	return 0;
+	if (stat) {
+		if (!json_is_object(stat) || parse_stat(rpath, stat, &st, e) != 0) {
+			err_set(e, EXIT_ERROR, "recording: bad stat for '%s'", rpath);
+			goto out;
+		}
+		en.st = &st;
+	}
+	if (error) {
+		if (!json_is_string(error)) {
+			err_set(e, EXIT_ERROR, "recording: bad error for '%s'", rpath);
+			goto out;
+		}
+		en.error = host_errno_from_name(json_string_value(error));
+		/* a derived recording that adds what its base recorded missing: the path exists */
+		if (en.error == ENOENT && (en.kind || en.st))
+			en.error = 0;
+	}
+	rc = host_mem_add(&en, e);
+out:
+	free(bytes);
+	free(names);
+	return rc;
 }
 
-/* Names listed in a recorded folder but not otherwise captured become empty files. */
-static int unpack_listing(const char *root, const char *rpath, json_t *v, struct err *e)
+static int add_host(json_t *rec, struct err *e)
 {
-	json_t *dir = json_is_object(v) ? json_object_get(v, "dir") : NULL;
-	json_t *name;
-	size_t i;
+	json_t *files = json_object_get(rec, "files");
+	json_t *env = json_object_get(rec, "env");
+	json_t *un = json_object_get(rec, "uname");
+	json_t *id = json_object_get(rec, "identity");
+	const char *k;
+	json_t *v;
+	char buf[128];
 
-	if (!json_is_array(dir))
-		return 0;
-	json_array_foreach(dir, i, name) {
-		char full[PATH_MAX];
-		struct stat st;
-		const char *n = json_string_value(name);
-
-		if (!n || strchr(n, '/') || strcmp(n, "..") == 0 || strcmp(n, ".") == 0)
-			return err_set(e, EXIT_ERROR, "recording: bad name in folder '%s'", rpath);
-		str_fmt(full, sizeof(full), "%s%s/%s", root, strcmp(rpath, "/") ? rpath : "", n);
-		if (lstat(full, &st) != 0 && write_bytes(full, "", 0) != 0)
-			return err_set(e, EXIT_ERROR, "cannot write replay file in '%s'", rpath);
+	if (files && !json_is_object(files))
+		return err_set(e, EXIT_ERROR, "recording: \"files\" must be an object");
+	if (json_object_size(files) > REPLAY_FILES_MAX)
+		return err_set(e, EXIT_ERROR, "recording: more than %d files", REPLAY_FILES_MAX);
+	json_object_foreach(files, k, v) {
+		if (add_file(k, v, e) != 0)
+			return -1;
 	}
-	return 0;
+	if (env && !json_is_object(env))
+		return err_set(e, EXIT_ERROR, "recording: \"env\" must be an object");
+	json_object_foreach(env, k, v) {
+		if (!k[0] || strchr(k, '=') || has_control(k) || strlen(k) > 4096)
+			return err_set(e, EXIT_ERROR, "recording: bad environment variable name '%s'",
+				       shown(k, buf, sizeof(buf)));
+		if (json_is_string(v))
+			host_mem_env(k, json_string_value(v));
+		else if (!json_is_null(v))
+			return err_set(e, EXIT_ERROR, "recording: bad value of environment variable %s",
+				       k);
+	}
+	if (json_is_object(un)) {
+		struct host_uname u;
+		static const char *const keys[] = {"sysname", "nodename", "release", "version",
+						   "machine"};
+		char *slot[] = {u.sysname, u.nodename, u.release, u.version, u.machine};
+		size_t size[] = {sizeof(u.sysname), sizeof(u.nodename), sizeof(u.release),
+				 sizeof(u.version), sizeof(u.machine)};
+		size_t i;
+
+		memset(&u, 0, sizeof(u));
+		for (i = 0; i < ARRAY_SIZE(keys); i++) {
+			json_t *s = json_object_get(un, keys[i]);
+
+			if (!s)
+				continue;
+			if (!json_is_string(s) || json_string_length(s) >= size[i])
+				return err_set(e, EXIT_ERROR, "recording: bad uname %s", keys[i]);
+			str_copy(slot[i], json_string_value(s), size[i]);
+		}
+		host_mem_uname(&u);
+	}
+	if (json_is_object(id)) {
+		struct host_identity hid;
+		json_t *groups = json_object_get(id, "groups"), *g;
+		json_int_t uid = json_integer_value(json_object_get(id, "uid"));
+		json_int_t gid = json_integer_value(json_object_get(id, "gid"));
+		size_t i;
+
+		memset(&hid, 0, sizeof(hid));
+		if (uid < 0 || uid > UINT32_MAX || gid < 0 || gid > UINT32_MAX ||
+		    (groups && (!json_is_array(groups) ||
+				json_array_size(groups) > ARRAY_SIZE(hid.groups))))
+			return err_set(e, EXIT_ERROR, "recording: bad identity");
+		hid.uid = (unsigned)uid;
+		hid.gid = (unsigned)gid;
+		json_array_foreach(groups, i, g) {
+			if (!json_is_integer(g) || json_integer_value(g) < 0 ||
+			    json_integer_value(g) > UINT32_MAX)
+				return err_set(e, EXIT_ERROR, "recording: bad identity");
+			hid.groups[hid.ngroups++] = (unsigned)json_integer_value(g);
+		}
+		host_mem_identity(&hid);
+	}
+	return host_mem_end(e);
 }
+
+/* ---- the answers of the fake vendor libraries ------------------------------------------------- */
 
 static void tsv_escape(struct strbuf *sb, const char *s)
 {
@@ -527,7 +744,7 @@ static void tsv_escape(struct strbuf *sb, const char *s)
 static int tsv_answer(struct strbuf *sb, const char *scope, const char *key, json_t *ans,
 		      const char *when, struct err *e)
 {
-	size_t i;
+	size_t i, nvals = 0;
 	json_t *v;
 
 	if (json_is_object(ans)) {
@@ -539,16 +756,24 @@ static int tsv_answer(struct strbuf *sb, const char *scope, const char *key, jso
 			sb_addf(sb, "\t%s\thang\n", when);
 			return 0;
 		}
-		if (json_is_array(tl)) {
+		if (json_is_array(tl) && when[0] == '-') {
 			json_t *pt;
 
+			if (json_array_size(tl) > REPLAY_TIMELINE_MAX)
+				return err_set(e, EXIT_ERROR, "recording: timeline of %s too long",
+					       key);
 			json_array_foreach(tl, i, pt) {
 				char t[32];
+				double at;
 
 				if (!json_is_array(pt) || !json_is_number(json_array_get(pt, 0)))
 					return err_set(e, EXIT_ERROR, "recording: bad timeline for %s",
 						       key);
-				str_fmt(t, sizeof(t), "%.3f", json_number_value(json_array_get(pt, 0)));
+				at = json_number_value(json_array_get(pt, 0));
+				if (!(at >= 0 && at < 1e9))
+					return err_set(e, EXIT_ERROR, "recording: bad timeline for %s",
+						       key);
+				str_fmt(t, sizeof(t), "%.3f", at);
 				if (tsv_answer(sb, scope, key, json_array_get(pt, 1), t, e) != 0)
 					return -1;
 			}
@@ -556,7 +781,9 @@ static int tsv_answer(struct strbuf *sb, const char *scope, const char *key, jso
 		}
 		return err_set(e, EXIT_ERROR, "recording: bad answer for %s", key);
 	}
-	if (!json_is_array(ans) || !json_is_integer(json_array_get(ans, 0)))
+	if (!json_is_array(ans) || !json_is_integer(json_array_get(ans, 0)) ||
+	    json_integer_value(json_array_get(ans, 0)) < INT32_MIN ||
+	    json_integer_value(json_array_get(ans, 0)) > INT32_MAX)
 		return err_set(e, EXIT_ERROR, "recording: bad answer for %s", key);
 	sb_addf(sb, "%s\t", scope);
 	tsv_escape(sb, key);
@@ -564,6 +791,9 @@ static int tsv_answer(struct strbuf *sb, const char *scope, const char *key, jso
 	json_array_foreach(ans, i, v) {
 		if (i == 0)
 			continue;
+		nvals += json_is_array(v) ? json_array_size(v) : 1;
+		if (nvals > REPLAY_VALUES_MAX)
+			return err_set(e, EXIT_ERROR, "recording: too many values in %s", key);
 		if (json_is_integer(v)) {
 			sb_addf(sb, "\ti:%lld", (long long)json_integer_value(v));
 		} else if (json_is_string(v)) {
@@ -587,39 +817,47 @@ static int tsv_answer(struct strbuf *sb, const char *scope, const char *key, jso
 	return 0;
 }
 
-static int write_tsv(const char *dir, const char *name, json_t *lib, struct err *e)
+static int check_key(const char *lib, const char *key, struct err *e)
 {
-	struct strbuf sb;
-	char path[PATH_MAX];
+	char buf[128];
+
+	if (!key[0] || has_control(key) || strlen(key) > 1024)
+		return err_set(e, EXIT_ERROR, "recording: bad %s call name '%s'", lib,
+			       shown(key, buf, sizeof(buf)));
+	return 0;
+}
+
+static int make_table(const char *name, json_t *lib, struct strbuf *sb, struct err *e)
+{
 	json_t *sys = json_object_get(lib, "system");
 	json_t *devs = json_object_get(lib, "devices");
 	const char *k;
 	json_t *v;
 	size_t i;
-	int rc = 0;
 
-	sb_init(&sb);
+	if ((sys && !json_is_object(sys)) || (devs && !json_is_array(devs)))
+		return err_set(e, EXIT_ERROR, "recording: bad \"%s\" section", name);
+	if (json_array_size(devs) > REPLAY_GPUS_MAX)
+		return err_set(e, EXIT_ERROR, "recording: more than %d %s devices", REPLAY_GPUS_MAX,
+			       name);
 	json_object_foreach(sys, k, v) {
-		if ((rc = tsv_answer(&sb, "sys", k, v, "-", e)) != 0)
-			goto out;
+		if (check_key(name, k, e) != 0 || tsv_answer(sb, "sys", k, v, "-", e) != 0)
+			return -1;
 	}
 	json_array_foreach(devs, i, v) {
 		const char *dk;
 		json_t *dv;
 		char scope[16];
 
+		if (!json_is_object(v))
+			return err_set(e, EXIT_ERROR, "recording: bad %s device %zu", name, i);
 		str_fmt(scope, sizeof(scope), "%zu", i);
 		json_object_foreach(v, dk, dv) {
-			if ((rc = tsv_answer(&sb, scope, dk, dv, "-", e)) != 0)
-				goto out;
+			if (check_key(name, dk, e) != 0 || tsv_answer(sb, scope, dk, dv, "-", e) != 0)
+				return -1;
 		}
 	}
-	str_fmt(path, sizeof(path), "%s/%s", dir, name);
-	if (write_bytes(path, sb.buf, sb.len) != 0)
-		rc = err_set(e, EXIT_ERROR, "cannot write '%s': %s", path, strerror(errno));
-out:
-	sb_release(&sb);
-	return rc;
+	return 0;
 }
 
 /* Where `make` put the fake libraries: next to the binary, or installed beside it. */
@@ -655,205 +893,120 @@ static int find_fake_libs(char *out, size_t n, struct err *e)
 	return -1;
 }
 
-static int unpack_library(const char *dir, const char *libdir, const char *key,
-			  const char *soname, json_t *info, struct err *e)
+/* What the loader is told of each library; lives until replay_finish. */
+struct replay_lib {
+	struct vlib_replay v;
+	char fake_path[PATH_MAX];
+	char *path, *version, *error;
+	char **missing;
+	struct strbuf answers;
+};
+
+static struct replay_lib libs[2];
+static struct vlib_replay lib_views[2];
+
+static void libs_free(void)
 {
-	char path[PATH_MAX], target[PATH_MAX];
-	json_t *err_v = json_object_get(info, "error");
-	json_t *missing = json_object_get(info, "missing");
+	size_t i, j;
 
-	if (json_is_string(err_v)) {
-		str_fmt(path, sizeof(path), "%s/lib/%s.error", dir, key);
-		return write_bytes(path, json_string_value(err_v), json_string_length(err_v)) == 0
-			       ? 0
-			       : err_set(e, EXIT_ERROR, "cannot write '%s'", path);
+	vlib_set_replay(NULL, 0);
+	for (i = 0; i < ARRAY_SIZE(libs); i++) {
+		free(libs[i].path);
+		free(libs[i].version);
+		free(libs[i].error);
+		for (j = 0; j < libs[i].v.nmissing; j++)
+			free(libs[i].missing[j]);
+		free(libs[i].missing);
+		sb_release(&libs[i].answers);
+		memset(&libs[i], 0, sizeof(libs[i]));
 	}
-	str_fmt(path, sizeof(path), "%s/lib/%s", dir, soname);
-	str_fmt(target, sizeof(target), "%s/%s", libdir, soname);
-	if (parent_dirs(path) != 0 || symlink(target, path) != 0)
-		return err_set(e, EXIT_ERROR, "cannot link the fake %s: %s", soname, strerror(errno));
-	if (json_is_string(json_object_get(info, "path"))) {
-		struct strbuf sb;
-
-		sb_init(&sb);
-		sb_addf(&sb, "%s\n%s\n", json_string_value(json_object_get(info, "path")),
-			json_is_string(json_object_get(info, "version"))
-				? json_string_value(json_object_get(info, "version"))
-				: "");
-		str_fmt(path, sizeof(path), "%s/lib/%s.path", dir, key);
-		write_bytes(path, sb.buf, sb.len);
-		sb_release(&sb);
-	}
-	if (json_is_array(missing)) {
-		struct strbuf sb;
-		size_t i;
-		json_t *m;
-
-		sb_init(&sb);
-		json_array_foreach(missing, i, m) if (json_is_string(m)) sb_addf(&sb, "%s\n",
-										   json_string_value(m));
-		str_fmt(path, sizeof(path), "%s/lib/%s.missing", dir, key);
-		write_bytes(path, sb.buf, sb.len);
-		sb_release(&sb);
-	}
-	return 0;
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+static char *opt_string(json_t *info, const char *key, struct err *e, int *bad)
 {
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
+	json_t *v = json_object_get(info, key);
+
+	if (!v || json_is_null(v))
+		return NULL;
+	if (!json_is_string(v) || json_string_length(v) > REPLAY_PATH_MAX) {
+		err_set(e, EXIT_ERROR, "recording: bad library %s", key);
+		*bad = 1;
+		return NULL;
+	}
+	return xstrdup(json_string_value(v));
 }
 
-static void replay_cleanup(void)
+static int add_library(struct replay_lib *l, const char *key, const char *soname,
+		       const char *libdir, json_t *rec, struct err *e)
 {
-	if (replay_dir[0] && !getenv("GPUVET_KEEP_REPLAY"))
-		nftw(replay_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	replay_dir[0] = '\0';
+	json_t *info = json_object_get(json_object_get(rec, "libraries"), key);
+	json_t *missing = json_object_get(info, "missing"), *m;
+	int bad = 0;
+	size_t i;
+
+	sb_init(&l->answers);
+	l->v.key = key;
+	str_fmt(l->fake_path, sizeof(l->fake_path), "%s/%s", libdir, soname);
+	l->v.fake_path = l->fake_path;
+	if (info && !json_is_object(info))
+		return err_set(e, EXIT_ERROR, "recording: bad library %s", key);
+	/* a recording that never got to load a library says so: it was not found */
+	if (!info)
+		l->error = xstrdup("cannot open shared object file: No such file or directory");
+	else
+		l->error = opt_string(info, "error", e, &bad);
+	l->path = opt_string(info, "path", e, &bad);
+	l->version = opt_string(info, "version", e, &bad);
+	if (bad)
+		return -1;
+	if (missing && (!json_is_array(missing) || json_array_size(missing) > 1024))
+		return err_set(e, EXIT_ERROR, "recording: bad missing symbols of %s", key);
+	l->missing = xcalloc(json_array_size(missing) + 1, sizeof(*l->missing));
+	json_array_foreach(missing, i, m) if (json_is_string(m)) l->missing[l->v.nmissing++] =
+		xstrdup(json_string_value(m));
+	l->v.error = l->error;
+	l->v.path = l->path;
+	l->v.version = l->version;
+	l->v.missing = (const char *const *)l->missing;
+	if (make_table(key, json_object_get(rec, key), &l->answers, e) != 0)
+		return -1;
+	l->v.answers = l->answers.buf;
+	l->v.answers_len = l->answers.len;
+	return 0;
 }
 
 void replay_finish(void)
 {
-	replay_cleanup();
-}
-
-static int unpack(json_t *rec, const char *dir, struct err *e)
-{
-	char root[PATH_MAX], libdir[PATH_MAX], path[PATH_MAX];
-	struct strbuf facts;
-	json_t *files = json_object_get(rec, "files");
-	json_t *env = json_object_get(rec, "env");
-	json_t *un = json_object_get(rec, "uname");
-	json_t *id = json_object_get(rec, "identity");
-	json_t *libs = json_object_get(rec, "libraries");
-	const char *k;
-	json_t *v;
-	int rc = 0;
-
-	if (find_fake_libs(libdir, sizeof(libdir), e) != 0)
-		return -1;
-	str_fmt(root, sizeof(root), "%s/root", dir);
-	if (mkdirs(root) != 0)
-		return err_set(e, EXIT_ERROR, "cannot make '%s': %s", root, strerror(errno));
-	sb_init(&facts);
-	sb_adds(&facts, "# written by gpuvet --replay\n");
-	if (files && !json_is_object(files)) {
-		rc = err_set(e, EXIT_ERROR, "recording: \"files\" must be an object");
-		goto out;
-	}
-	/* links first, so contents below them land in the right folders */
-	json_object_foreach(files, k, v) {
-		if (json_is_object(v) && json_object_get(v, "link") &&
-		    (rc = unpack_file(root, k, v, &facts, e)) != 0)
-			goto out;
-	}
-	json_object_foreach(files, k, v) {
-		if (!(json_is_object(v) && json_object_get(v, "link")) &&
-		    (rc = unpack_file(root, k, v, &facts, e)) != 0)
-			goto out;
-	}
-	json_object_foreach(files, k, v) {
-		if ((rc = unpack_listing(root, k, v, e)) != 0)
-			goto out;
-	}
-	json_object_foreach(env, k, v) {
-		if (json_is_string(v) && !strchr(k, '=') && !strchr(json_string_value(v), '\n'))
-			sb_addf(&facts, "env %s=%s\n", k, json_string_value(v));
-	}
-	if (json_is_object(un)) {
-		static const char *const keys[] = {"sysname", "nodename", "release", "version",
-						   "machine"};
-		size_t i;
-
-		for (i = 0; i < ARRAY_SIZE(keys); i++) {
-			const char *s = json_string_value(json_object_get(un, keys[i]));
-
-			if (s && !strchr(s, '\n'))
-				sb_addf(&facts, "uname %s %s\n", keys[i], s);
-		}
-	}
-	if (json_is_object(id)) {
-		json_t *groups = json_object_get(id, "groups"), *g;
-		size_t i;
-
-		sb_addf(&facts, "id %lld %lld", (long long)json_integer_value(json_object_get(id, "uid")),
-			(long long)json_integer_value(json_object_get(id, "gid")));
-		json_array_foreach(groups, i, g) sb_addf(&facts, " %lld",
-							 (long long)json_integer_value(g));
-		sb_addc(&facts, '\n');
-	}
-	str_fmt(path, sizeof(path), "%s/.gpuvet/facts", root);
-	if (write_bytes(path, facts.buf, facts.len) != 0) {
-		rc = err_set(e, EXIT_ERROR, "cannot write '%s'", path);
-		goto out;
-	}
-	{
-		json_t *nvinfo = json_object_get(libs, "nvml");
-		json_t *cuinfo = json_object_get(libs, "cuda");
-		json_t *none = json_pack("{s:s}", "error",
-					 "cannot open shared object file: No such file or directory");
-
-		/* a recording that never got to load a library says so: it was not found */
-		rc = unpack_library(dir, libdir, "nvml", "libnvidia-ml.so.1", nvinfo ? nvinfo : none, e);
-		if (rc == 0)
-			rc = unpack_library(dir, libdir, "cuda", "libcuda.so.1", cuinfo ? cuinfo : none,
-					    e);
-		json_decref(none);
-		if (rc)
-			goto out;
-	}
-	if ((rc = write_tsv(dir, "nvml.tsv", json_object_get(rec, "nvml"), e)) != 0)
-		goto out;
-	rc = write_tsv(dir, "cuda.tsv", json_object_get(rec, "cuda"), e);
-out:
-	sb_release(&facts);
-	return rc;
-}
-
-int replay_unpack(const char *path, const char *dir, struct err *e)
-{
-	json_t *rec = load_file(path, 0, e);
-	int rc;
-
-	if (!rec)
-		return -1;
-	rc = unpack(rec, dir, e);
-	json_decref(rec);
-	return rc;
+	libs_free();
+	host_set_root(NULL, NULL);
 }
 
 int replay_start(const char *path, struct err *e)
 {
-	const char *tmp = getenv("TMPDIR");
-	char root[PATH_MAX];
+	char libdir[PATH_MAX];
 	json_t *rec;
+	size_t i;
 
+	if (find_fake_libs(libdir, sizeof(libdir), e) != 0)
+		return -1;
 	rec = load_file(path, 0, e);
 	if (!rec)
 		return -1;
-	/* the tree of a recording is thousands of small files made and removed at once: on
-	 * tmpfs that takes milliseconds, on a disk file system up to a second */
-	if (!tmp || !*tmp)
-		tmp = access("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm" : "/tmp";
-	str_fmt(replay_dir, sizeof(replay_dir), "%s/gpuvet-replay-XXXXXX", tmp);
-	if (!mkdtemp(replay_dir)) {
-		replay_dir[0] = '\0';
+	libs_free();
+	host_mem_begin();
+	if (add_host(rec, e) != 0 ||
+	    add_library(&libs[0], "nvml", "libnvidia-ml.so.1", libdir, rec, e) != 0 ||
+	    add_library(&libs[1], "cuda", "libcuda.so.1", libdir, rec, e) != 0) {
 		json_decref(rec);
-		return err_set(e, EXIT_ERROR, "cannot make a temporary folder: %s", strerror(errno));
-	}
-	atexit(replay_cleanup);
-	if (unpack(rec, replay_dir, e) != 0) {
-		json_decref(rec);
+		replay_finish();
 		return -1;
 	}
 	json_decref(rec);
-	setenv("GPUVET_REPLAY_DIR", replay_dir, 1);
+	for (i = 0; i < ARRAY_SIZE(libs); i++)
+		lib_views[i] = libs[i].v;
+	vlib_set_replay(lib_views, ARRAY_SIZE(lib_views));
 	/* the user's own overrides must not bypass the replay */
 	unsetenv("GPUVET_NVML_LIBRARY");
 	unsetenv("GPUVET_CUDA_LIBRARY");
-	str_fmt(root, sizeof(root), "%s/root", replay_dir);
-	return host_set_root(root, e);
+	return 0;
 }

@@ -30,20 +30,47 @@ void vlib_version_from_name(const char *path, char *out, size_t n)
 	str_copy(out, so, n);
 }
 
-/* Read a small file of the replay folder into buf; returns 0 when present. */
-static int replay_file(const char *dir, const char *key, const char *suffix, char *buf, size_t n)
-{
-	char path[PATH_MAX];
-	FILE *f;
-	size_t r;
+static const struct vlib_replay *replay_libs;
+static size_t replay_nlibs;
+static bool replaying;
 
-	str_fmt(path, sizeof(path), "%s/lib/%s.%s", dir, key, suffix);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	r = fread(buf, 1, n - 1, f);
-	buf[r] = '\0';
-	fclose(f);
+void vlib_set_replay(const struct vlib_replay *libs, size_t n)
+{
+	replay_libs = libs;
+	replay_nlibs = n;
+	replaying = libs != NULL;
+}
+
+static const struct vlib_replay *replay_lib(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < replay_nlibs; i++)
+		if (strcmp(replay_libs[i].key, key) == 0)
+			return &replay_libs[i];
+	return NULL;
+}
+
+/* The fake library takes its answers from us: nothing of a replay lives in files. */
+static int replay_feed(struct vlib *l, const struct vlib_replay *r, struct err *e)
+{
+	int (*feed)(const char *, size_t);
+	void *sym = dlsym(l->handle, "gpuvet_fake_answers");
+
+	if (!sym) {
+		str_copy(l->error, "the fake library has no gpuvet_fake_answers", sizeof(l->error));
+		dlclose(l->handle);
+		l->handle = NULL;
+		return err_set(e, EXIT_ERROR, "cannot replay %s: '%s' is not gpuvet's fake library",
+			       l->what, r->fake_path);
+	}
+	memcpy(&feed, &sym, sizeof(feed));
+	if (feed(r->answers ? r->answers : "", r->answers ? r->answers_len : 0) != 0) {
+		str_copy(l->error, "the fake library refused the answers", sizeof(l->error));
+		dlclose(l->handle);
+		l->handle = NULL;
+		return err_set(e, EXIT_ERROR, "cannot replay %s: %s", l->what, l->error);
+	}
 	return 0;
 }
 
@@ -51,8 +78,7 @@ int vlib_open(struct vlib *l, const char *what, const char *key, const char *son
 	      const char *env_var, struct err *e)
 {
 	const char *override = env_var ? getenv(env_var) : NULL;
-	const char *replay = getenv("GPUVET_REPLAY_DIR");
-	char replay_path[PATH_MAX];
+	const struct vlib_replay *replay = NULL;
 	const char *target = soname;
 	struct link_map *lm = NULL;
 
@@ -60,16 +86,17 @@ int vlib_open(struct vlib *l, const char *what, const char *key, const char *son
 	l->what = what;
 	l->key = key;
 	l->soname = soname;
-	if (replay && *replay) {
-		char recorded_error[512];
-
-		if (replay_file(replay, key, "error", recorded_error, sizeof(recorded_error)) == 0) {
-			str_copy(l->error, str_trim(recorded_error), sizeof(l->error));
+	if (replaying) {
+		replay = replay_lib(key);
+		if (!replay || replay->error) {
+			str_copy(l->error,
+				 replay ? replay->error
+					: "cannot open shared object file: No such file or directory",
+				 sizeof(l->error));
 			return err_set(e, EXIT_UNAVAILABLE, "cannot load %s '%s': %s", what, soname,
 				       l->error);
 		}
-		str_fmt(replay_path, sizeof(replay_path), "%s/lib/%s", replay, soname);
-		target = replay_path;
+		target = replay->fake_path;
 	} else if (override && *override) {
 		target = override;
 		l->from_override = true;
@@ -100,20 +127,14 @@ int vlib_open(struct vlib *l, const char *what, const char *key, const char *son
 		str_copy(l->path, target, sizeof(l->path));
 	}
 	vlib_version_from_name(l->path, l->version, sizeof(l->version));
-	if (replay && *replay) {
-		char info[PATH_MAX + 80];
-		char *nl;
-
+	if (replay) {
+		if (replay_feed(l, replay, e) != 0)
+			return -1;
 		/* the recorded machine's file, not our fake one */
-		if (replay_file(replay, key, "path", info, sizeof(info)) == 0) {
-			nl = strchr(info, '\n');
-			if (nl) {
-				*nl = '\0';
-				str_copy(l->version, str_trim(nl + 1), sizeof(l->version));
-			} else {
-				l->version[0] = '\0';
-			}
-			str_copy(l->path, str_trim(info), sizeof(l->path));
+		if (replay->path) {
+			str_copy(l->path, replay->path, sizeof(l->path));
+			str_copy(l->version, replay->version ? replay->version : "",
+				 sizeof(l->version));
 		}
 	}
 	if (rec_active())
@@ -150,14 +171,11 @@ int vlib_open_any(struct vlib *l, const char *what, const char *key, const char 
 
 static bool replay_says_missing(const char *key, const char *name)
 {
-	const char *replay = getenv("GPUVET_REPLAY_DIR");
-	char list[8192];
-	char *tok, *save = NULL;
+	const struct vlib_replay *r = replaying ? replay_lib(key) : NULL;
+	size_t i;
 
-	if (!replay || !*replay || replay_file(replay, key, "missing", list, sizeof(list)) != 0)
-		return false;
-	for (tok = strtok_r(list, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
-		if (strcmp(tok, name) == 0)
+	for (i = 0; r && i < r->nmissing; i++)
+		if (strcmp(r->missing[i], name) == 0)
 			return true;
 	return false;
 }

@@ -9,8 +9,9 @@
  * failure (stubs, compat packages, stale copies).
  *
  * Overrides: the environment variable named by the caller (GPUVET_NVML_LIBRARY, ...) replaces
- * the soname. During a replay (GPUVET_REPLAY_DIR set by record/replay.c) the library comes from
- * that folder, together with the recorded path, version, load error and missing symbols.
+ * the soname. During a replay (vlib_set_replay, called by record/replay.c) the library is
+ * gpuvet's fake one, fed the recorded answers from memory, and reports the recorded path,
+ * version, load error and missing symbols.
  */
 #ifndef GPUVET_LOADER_H
 #define GPUVET_LOADER_H
@@ -56,6 +57,22 @@ int vlib_bind(struct vlib *l, const struct vsym *syms, size_t n, void *table, st
 void vlib_close(struct vlib *l);
 /* True when the optional symbol (first name) was not found. */
 bool vlib_is_missing(const struct vlib *l, const char *name);
+
+/* A vendor library as a replay serves it. */
+struct vlib_replay {
+	const char *key;	   /* "nvml", "cuda" */
+	const char *fake_path;	   /* gpuvet's fake library to load */
+	const char *path;	   /* the recorded machine's file, NULL when not recorded */
+	const char *version;	   /* its version, NULL when not recorded */
+	const char *error;	   /* the recorded load error: opening fails with it */
+	const char *const *missing; /* optional symbols the recorded library lacked */
+	size_t nmissing;
+	const char *answers; /* the answer table handed to the fake (gpuvet_fake_answers) */
+	size_t answers_len;
+};
+/* From now on every vendor library comes from the replay: those in libs (kept alive by the
+ * caller) as described, any other fails to load as not recorded. NULL, 0 ends the replay. */
+void vlib_set_replay(const struct vlib_replay *libs, size_t n);
 
 /* The version part of a library file name: "libcuda.so.580.159.04" -> "580.159.04". */
 void vlib_version_from_name(const char *path, char *out, size_t n);

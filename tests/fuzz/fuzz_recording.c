@@ -1,9 +1,8 @@
 /*
- * fuzz_recording.c: libFuzzer target for the recording loader and unpacker (record/replay.c).
- * Every input is written to a file and replayed into a scratch folder; crashes, leaks and
+ * fuzz_recording.c: libFuzzer target for the recording loader (record/replay.c). Every input is
+ * written to a file and loaded as a replay into memory, then dropped; crashes, leaks and
  * undefined behaviour are the findings. `make fuzz` runs it (clang, -fsanitize=fuzzer).
  */
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,18 +12,9 @@
 #include "record/recording.h"
 #include "util/err.h"
 
-static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char file[] = "/tmp/gpuvet-fuzz-XXXXXX";
-	char dir[] = "/tmp/gpuvet-fuzzdir-XXXXXX";
 	struct err e;
 	int fd = mkstemp(file);
 
@@ -36,12 +26,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	close(fd);
-	if (mkdtemp(dir)) {
-		memset(&e, 0, sizeof(e));
-		setenv("GPUVET_REPLAY_LIBDIR", "/nonexistent", 1);
-		replay_unpack(file, dir, &e);
-		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	}
+	memset(&e, 0, sizeof(e));
+	setenv("GPUVET_REPLAY_LIBDIR", "/nonexistent", 1);
+	if (replay_start(file, &e) == 0)
+		replay_finish();
 	unlink(file);
 	return 0;
 }

@@ -1,8 +1,9 @@
 /*
  * replay_table.h: the recorded answers a fake vendor library serves back.
  *
- * gpuvet --replay (src/record/replay.c) writes one table per library as $GPUVET_REPLAY_DIR/
- * <lib>.tsv; each line is "scope key time rc value..." separated by tabs, scope "sys" or a
+ * gpuvet --replay (src/record/replay.c) makes one table per library from the recording in its
+ * memory and hands it over through gpuvet_fake_answers() when the library is opened; each line
+ * is "scope key time rc value..." separated by tabs, scope "sys" or a
  * device index, time "-" or seconds since the table was opened (a timeline), rc a number or
  * "hang", and values "i:<int>", "s:<percent-escaped text>" or "r:<int>,<int>,..." (a row).
  */
@@ -10,6 +11,7 @@
 #define GPUVET_REPLAY_TABLE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct rt_value {
@@ -30,7 +32,9 @@ struct rt_answer {
 	struct rt_value *vals;
 };
 
-/* Load <lib>.tsv from $GPUVET_REPLAY_DIR; 0 on success, -1 when absent or unreadable. */
+/* gpuvet hands the table over (exported; called once per load). */
+int gpuvet_fake_answers(const char *text, size_t len);
+/* 0 once the table was handed over (starts the replay clock), -1 before. */
 int rt_load(const char *lib);
 /* The answer for (scope, key) at the current replay time, or NULL. Hangs for ever when the
  * answer says so. */
