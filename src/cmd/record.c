@@ -4,12 +4,17 @@
  * Runs everything doctor and status read (host facts, NVML, the CUDA probe) with the recorder
  * on, and writes one JSON file (docs/scenarios.md) a user can attach to a bug report.
  * `gpuvet --replay FILE <command>` runs any command against it.
+ *
+ * A call that hangs is the recording's most useful content: its answer is stored as
+ * {"hang": true}, so the replay hangs at the same call, the file is written, and record then
+ * fails like status does (exit 5) naming the call.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../checks/doctor.h"
 #include "../gpu/probe.h"
@@ -64,6 +69,15 @@ static void record_extra(void *arg)
 	probe_close(p);
 }
 
+/* Store the call the watchdog gave up on as a hang, under the library its name belongs to. */
+static void record_hang(const char *call, int gpu)
+{
+	if (str_starts(call, "nvml"))
+		rec_hang_call("nvml", gpu, call);
+	else if (str_starts(call, "cu"))
+		rec_hang_call("cuda", gpu, call);
+}
+
 static int run_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -75,6 +89,7 @@ static int run_record(int argc, char **argv)
 	struct rec_meta meta = {GPUVET_VERSION, NULL, false};
 	struct doctor_input in;
 	struct err e;
+	char hang_msg[sizeof(in.sys.hang_msg)] = "";
 	unsigned ngpus;
 	int opt, rc;
 
@@ -99,18 +114,40 @@ static int run_record(int argc, char **argv)
 		rec_stop();
 		return cmd_report_error(&e);
 	}
-	if (!in.sys.hung) {
+	if (in.sys.hung) {
+		record_hang(in.sys.hang_call, in.sys.hang_gpu);
+		str_copy(hang_msg, in.sys.hang_msg, sizeof(hang_msg));
+	} else {
 		struct extra_job *xj = xcalloc(1, sizeof(*xj));
+		struct watchdog_hang hang;
 
 		/* on a hang the job is abandoned to the stuck thread, as probe_run does */
-		if (watchdog_run(record_extra, xj, 0, &xj->e) == 0) {
+		if (watchdog_run_report(record_extra, xj, 0, &hang, &xj->e) == 0) {
 			gpu_system_free(&xj->sys);
 			free(xj);
+		} else {
+			record_hang(hang.call, hang.gpu);
+			str_copy(hang_msg, xj->e.msg, sizeof(hang_msg));
 		}
 	}
 	ngpus = in.sys.ngpus;
 	rc = rec_write(argv[optind], &meta, &e);
 	doctor_input_free(&in);
+	if (hang_msg[0]) {
+		/* the recording is the evidence; the stuck call may never return, so leave without
+		 * the library's exit handlers, as status does */
+		if (rc != 0)
+			cmd_report_error(&e);
+		else if (strcmp(argv[optind], "-") != 0)
+			fprintf(stderr, "gpuvet: recorded %s with the call that hung\n",
+				argv[optind]);
+		err_set(&e, EXIT_UNAVAILABLE, "%s", hang_msg);
+		err_hint(&e, "the driver is not answering; run 'gpuvet doctor', and attach the "
+			     "recording to a bug report");
+		fflush(stdout);
+		replay_finish();
+		_exit(cmd_report_error(&e));
+	}
 	rec_stop();
 	if (rc != 0)
 		return cmd_report_error(&e);

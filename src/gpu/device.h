@@ -135,9 +135,12 @@ struct gpu_system {
 	struct num cuda_count;
 	struct cuda_device *cuda_devs;
 	unsigned ncuda;
-	/* a vendor call that hung, when the watchdog fired */
+	/* a vendor call that hung, when the watchdog fired: the message, and the call's
+	 * recording key ("nvmlDeviceGetPowerUsage", "cuInit") and GPU (-1: system-wide) */
 	bool hung;
 	char hang_msg[512];
+	char hang_call[96];
+	int hang_gpu;
 };
 
 /* Decode a clock-event bit set into words: "sw power cap, hw slowdown". */

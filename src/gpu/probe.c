@@ -96,10 +96,14 @@ static void nv_text(const struct gpu *g, struct text *t, const char *key, int rc
 		cur_sample->lost = true;
 }
 
-/* Call api.fn when the symbol exists, after telling the watchdog what we are about to do. */
-#define NV(p, gpu, key, fn, ...)                                                                   \
-	(watchdog_note(key, (gpu)),                                                                \
-	 (p)->nv.api.fn ? (p)->nv.api.fn(__VA_ARGS__) : NVML_ERROR_FUNCTION_NOT_FOUND)
+/* Call api.fn when the symbol exists, after telling the watchdog what we are about to do, and
+ * tell it when the call is back. NV_ARGS names the call's scalar inputs too (nargs of a0, a1),
+ * so that a hang is reported, and recorded, under the key its answer would have had. */
+#define NV_ARGS(p, gpu, key, nargs, a0, a1, fn, ...)                                               \
+	(watchdog_note_args(key, (gpu), (nargs), (long)(a0), (long)(a1)),                          \
+	 watchdog_returned((p)->nv.api.fn ? (p)->nv.api.fn(__VA_ARGS__)                            \
+					  : NVML_ERROR_FUNCTION_NOT_FOUND))
+#define NV(p, gpu, key, fn, ...) NV_ARGS(p, gpu, key, 0, 0, 0, fn, __VA_ARGS__)
 
 static void lib_info_from(struct lib_info *li, const struct vlib *l)
 {
@@ -308,8 +312,8 @@ static void read_static(struct probe *p, struct gpu *g, nvml_dev h, unsigned fla
 				int r2;
 
 				str_fmt(key, sizeof(key), "nvmlDeviceGetMigDeviceHandleByIndex(%u)", i);
-				r2 = NV(p, gi, "nvmlDeviceGetMigDeviceHandleByIndex",
-					DeviceGetMigDeviceHandleByIndex, h, i, &mh);
+				r2 = NV_ARGS(p, gi, "nvmlDeviceGetMigDeviceHandleByIndex", 1, i, 0,
+					     DeviceGetMigDeviceHandleByIndex, h, i, &mh);
 				rec_call("nvml", gi, key, r2, "");
 				if (r2 == NVML_SUCCESS)
 					have++;
@@ -350,8 +354,8 @@ static void read_static(struct probe *p, struct gpu *g, nvml_dev h, unsigned fla
 			int state = 0;
 
 			str_fmt(key, sizeof(key), "nvmlDeviceGetNvLinkState(%u)", link);
-			rc = NV(p, gi, "nvmlDeviceGetNvLinkState", DeviceGetNvLinkState, h, link,
-				&state);
+			rc = NV_ARGS(p, gi, "nvmlDeviceGetNvLinkState", 1, link, 0,
+				     DeviceGetNvLinkState, h, link, &state);
 			if (rc != NVML_ERROR_FUNCTION_NOT_FOUND)
 				rec_call("nvml", gi, key, rc, rc ? "" : "i", (int64_t)state);
 			nv_state(&g->s.nvlink_active[link], "nvmlDeviceGetNvLinkState", rc);
@@ -505,7 +509,9 @@ static void read_fields(struct probe *p, const struct gpu *g, nvml_dev h, const 
 	memset(fv, 0, sizeof(fv));
 	for (i = 0; i < n; i++)
 		fv[i].field_id = ids[i];
-	rc = NV(p, gi, "nvmlDeviceGetFieldValues", DeviceGetFieldValues, h, (int)n, fv);
+	/* a hang is told under the first field's key: the fake library asks for it first */
+	rc = NV_ARGS(p, gi, "nvmlDeviceGetFieldValues", 1, ids[0], 0, DeviceGetFieldValues, h,
+		     (int)n, fv);
 	for (i = 0; i < n; i++) {
 		char key[64];
 		int64_t v;
@@ -976,7 +982,7 @@ static int nvml_open(struct probe *p, struct gpu_system *sys, unsigned flags, st
 
 	watchdog_note("nvmlInit", -1);
 	t0 = now_ns();
-	rc = p->nv.api.Init();
+	rc = watchdog_returned(p->nv.api.Init());
 	sys->nvml_init_ns = now_ns() - t0;
 	rec_call("nvml", -1, "nvmlInit", rc, "");
 	sys->nvml_init.call = "nvmlInit_v2";
@@ -1045,14 +1051,14 @@ static void probe_cuda(struct gpu_system *sys)
 	lib_info_from(&sys->cuda_lib, &cl.lib);
 
 	watchdog_note("cuDriverGetVersion", -1);
-	rc = cl.api.DriverGetVersion(&v);
+	rc = watchdog_returned(cl.api.DriverGetVersion(&v));
 	rec_call("cuda", -1, "cuDriverGetVersion", rc, rc ? "" : "i", (int64_t)v);
 	cu_state(&sys->cuda_version, "cuDriverGetVersion", rc);
 	sys->cuda_version.v = v;
 
 	watchdog_note("cuInit", -1);
 	t0 = now_ns();
-	rc = cl.api.Init(0);
+	rc = watchdog_returned(cl.api.Init(0));
 	sys->cuda_init_ns = now_ns() - t0;
 	rec_call("cuda", -1, "cuInit", rc, "");
 	sys->cuda_init.call = "cuInit";
@@ -1063,7 +1069,7 @@ static void probe_cuda(struct gpu_system *sys)
 		goto out;
 
 	watchdog_note("cuDeviceGetCount", -1);
-	rc = cl.api.DeviceGetCount(&n);
+	rc = watchdog_returned(cl.api.DeviceGetCount(&n));
 	rec_call("cuda", -1, "cuDeviceGetCount", rc, rc ? "" : "i", (int64_t)n);
 	cu_state(&sys->cuda_count, "cuDeviceGetCount", rc);
 	sys->cuda_count.v = n;
@@ -1099,13 +1105,14 @@ static void probe_cuda(struct gpu_system *sys)
 		size_t a;
 
 		watchdog_note("cuDeviceGet", i);
-		rc = cl.api.DeviceGet(&dev, i);
+		rc = watchdog_returned(cl.api.DeviceGet(&dev, i));
 		rec_call("cuda", i, "cuDeviceGet", rc, rc ? "" : "i", (int64_t)dev);
 		if (rc != CUDA_SUCCESS)
 			continue;
 		memset(buf, 0, sizeof(buf));
 		watchdog_note("cuDeviceGetName", i);
-		rc = cl.api.DeviceGetName ? cl.api.DeviceGetName(buf, 96, dev) : CUDA_ERROR_NOT_SUPPORTED;
+		rc = watchdog_returned(cl.api.DeviceGetName ? cl.api.DeviceGetName(buf, 96, dev)
+							    : CUDA_ERROR_NOT_SUPPORTED);
 		if (rc == CUDA_SUCCESS)
 			clean_string(buf, sizeof(buf));
 		rec_call("cuda", i, "cuDeviceGetName", rc, rc ? "" : "s", buf);
@@ -1115,8 +1122,9 @@ static void probe_cuda(struct gpu_system *sys)
 		}
 		memset(buf, 0, sizeof(buf));
 		watchdog_note("cuDeviceGetPCIBusId", i);
-		rc = cl.api.DeviceGetPCIBusId ? cl.api.DeviceGetPCIBusId(buf, 64, dev)
-					      : CUDA_ERROR_NOT_SUPPORTED;
+		rc = watchdog_returned(cl.api.DeviceGetPCIBusId
+					   ? cl.api.DeviceGetPCIBusId(buf, 64, dev)
+					   : CUDA_ERROR_NOT_SUPPORTED);
 		if (rc == CUDA_SUCCESS)
 			clean_string(buf, sizeof(buf));
 		rec_call("cuda", i, "cuDeviceGetPCIBusId", rc, rc ? "" : "s", buf);
@@ -1125,7 +1133,8 @@ static void probe_cuda(struct gpu_system *sys)
 			d->bus_id.st = VAL_OK;
 		}
 		watchdog_note("cuDeviceTotalMem", i);
-		rc = cl.api.DeviceTotalMem ? cl.api.DeviceTotalMem(&mem, dev) : CUDA_ERROR_NOT_SUPPORTED;
+		rc = watchdog_returned(cl.api.DeviceTotalMem ? cl.api.DeviceTotalMem(&mem, dev)
+							     : CUDA_ERROR_NOT_SUPPORTED);
 		rec_call("cuda", i, "cuDeviceTotalMem", rc, rc ? "" : "u", (uint64_t)mem);
 		cu_state(&d->mem_total_bytes, "cuDeviceTotalMem", rc);
 		d->mem_total_bytes.v = (int64_t)mem;
@@ -1133,9 +1142,12 @@ static void probe_cuda(struct gpu_system *sys)
 			struct num *dst = (struct num *)((char *)d + attrs[a].off);
 
 			v = 0;
-			watchdog_note("cuDeviceGetAttribute", i);
-			rc = cl.api.DeviceGetAttribute ? cl.api.DeviceGetAttribute(&v, attrs[a].attr, dev)
-						       : CUDA_ERROR_NOT_SUPPORTED;
+			/* noted under the recorded key, "cuDeviceGetAttribute(16)" */
+			watchdog_note(attrs[a].key, i);
+			rc = watchdog_returned(
+			    cl.api.DeviceGetAttribute
+				? cl.api.DeviceGetAttribute(&v, attrs[a].attr, dev)
+				: CUDA_ERROR_NOT_SUPPORTED);
 			rec_call("cuda", i, attrs[a].key, rc, rc ? "" : "i", (int64_t)v);
 			cu_state(dst, "cuDeviceGetAttribute", rc);
 			dst->v = v;
@@ -1208,6 +1220,7 @@ void probe_close(struct probe *p)
 	if (p->nv_inited) {
 		watchdog_note("nvmlShutdown", -1);
 		p->nv.api.Shutdown();
+		watchdog_done();
 	}
 	if (p->nv_loaded)
 		nvml_unload(&p->nv);
@@ -1271,14 +1284,17 @@ int probe_run(struct gpu_system *sys, unsigned flags, struct err *e)
 	/* The job lives on the heap: if the watchdog fires, the worker may still write to it. */
 	struct probe_job *j = xcalloc(1, sizeof(*j));
 	struct gpu_system *work = xcalloc(1, sizeof(*work));
+	struct watchdog_hang hang;
 	int rc;
 
 	j->sys = work;
 	j->flags = flags;
-	if (watchdog_run(probe_job_run, j, 0, e) != 0) {
+	if (watchdog_run_report(probe_job_run, j, 0, &hang, e) != 0) {
 		/* abandon j and work to the hung thread */
 		sys->hung = true;
 		str_copy(sys->hang_msg, e->msg, sizeof(sys->hang_msg));
+		str_copy(sys->hang_call, hang.call, sizeof(sys->hang_call));
+		sys->hang_gpu = hang.gpu;
 		return -1;
 	}
 	*sys = *work;
@@ -1455,8 +1471,9 @@ void probe_field_values(struct probe *p, const struct gpu *g, const unsigned *id
 			fv[i].field_id = ids[done + i];
 			fv[i].scope_id = scopes ? scopes[done + i] : 0;
 		}
-		rc = NV(p, gi, "nvmlDeviceGetFieldValues", DeviceGetFieldValues,
-			p->handles[g->index], (int)m, fv);
+		rc = NV_ARGS(p, gi, "nvmlDeviceGetFieldValues", scopes ? 2 : 1, ids[done],
+			     scopes ? scopes[done] : 0, DeviceGetFieldValues, p->handles[g->index],
+			     (int)m, fv);
 		for (i = 0; i < m; i++) {
 			char key[64];
 			int64_t v;
@@ -1538,8 +1555,12 @@ void probe_gpm_open(struct probe *p, const struct gpu *g, struct probe_gpm **out
 		return;
 	gs = xcalloc(1, sizeof(*gs));
 	watchdog_note("nvmlGpmSampleAlloc", gi);
-	if (p->nv.api.GpmSampleAlloc(&gs->prev) != NVML_SUCCESS ||
-	    p->nv.api.GpmSampleAlloc(&gs->cur) != NVML_SUCCESS) {
+	rc = watchdog_returned(p->nv.api.GpmSampleAlloc(&gs->prev));
+	if (rc == NVML_SUCCESS) {
+		watchdog_note("nvmlGpmSampleAlloc", gi);
+		rc = watchdog_returned(p->nv.api.GpmSampleAlloc(&gs->cur));
+	}
+	if (rc != NVML_SUCCESS) {
 		probe_gpm_close(p, gs);
 		nv_state(supported, "nvmlGpmSampleAlloc", NVML_ERROR_MEMORY);
 		return;
@@ -1575,7 +1596,7 @@ void probe_gpm_read(struct probe *p, const struct gpu *g, struct probe_gpm *gs, 
 		mg->sample2 = gs->cur;
 		for (i = 0; i < GPM_NMETRICS; i++)
 			mg->metrics[i].metric_id = gpm_ids[i];
-		rc = NV(p, gi, "nvmlGpmMetricsGet", GpmMetricsGet, mg);
+		rc = NV_ARGS(p, gi, "nvmlGpmMetricsGet", 1, gpm_ids[0], 0, GpmMetricsGet, mg);
 		for (i = 0; i < GPM_NMETRICS; i++) {
 			char key[48];
 			int mrc = rc ? rc : mg->metrics[i].nvml_return;
@@ -1604,6 +1625,7 @@ void probe_gpm_close(struct probe *p, struct probe_gpm *gs)
 			p->nv.api.GpmSampleFree(gs->prev);
 		if (gs->cur)
 			p->nv.api.GpmSampleFree(gs->cur);
+		watchdog_done();
 	}
 	free(gs);
 }
@@ -1665,16 +1687,16 @@ int probe_topology(struct probe *p, const struct gpu_system *sys, struct topo *t
 				continue;
 			if (j > i) {
 				str_fmt(key, sizeof(key), "nvmlDeviceGetTopologyCommonAncestor(%u)", j);
-				rc = NV(p, gi, "nvmlDeviceGetTopologyCommonAncestor",
-					DeviceGetTopologyCommonAncestor, h, h2, &v);
+				rc = NV_ARGS(p, gi, "nvmlDeviceGetTopologyCommonAncestor", 1, j, 0,
+					     DeviceGetTopologyCommonAncestor, h, h2, &v);
 				nv_num(g, topo_ancestor(t, i, j), key, rc, v);
 				*topo_ancestor(t, j, i) = *topo_ancestor(t, i, j);
 			}
 			for (c = 0; c < TOPO_P2P_N; c++) {
 				v = 0;
 				str_fmt(key, sizeof(key), "nvmlDeviceGetP2PStatus(%u,%u)", j, c);
-				rc = NV(p, gi, "nvmlDeviceGetP2PStatus", DeviceGetP2PStatus, h, h2,
-					(int)c, &v);
+				rc = NV_ARGS(p, gi, "nvmlDeviceGetP2PStatus", 2, j, c,
+					     DeviceGetP2PStatus, h, h2, (int)c, &v);
 				nv_num(g, topo_p2p(t, i, j, c), key, rc, v);
 			}
 		}
@@ -1686,7 +1708,8 @@ int probe_topology(struct probe *p, const struct gpu_system *sys, struct topo *t
 			char key[64];
 
 			str_fmt(key, sizeof(key), "nvmlDeviceGetNvLinkState(%u)", l);
-			rc = NV(p, gi, "nvmlDeviceGetNvLinkState", DeviceGetNvLinkState, h, l, &state);
+			rc = NV_ARGS(p, gi, "nvmlDeviceGetNvLinkState", 1, l, 0,
+				     DeviceGetNvLinkState, h, l, &state);
 			nv_num(g, &lk->active, key, rc, state);
 			if (rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_FUNCTION_NOT_FOUND ||
 			    rc == NVML_ERROR_INVALID_ARGUMENT || rc == NVML_ERROR_GPU_IS_LOST)
@@ -1694,12 +1717,13 @@ int probe_topology(struct probe *p, const struct gpu_system *sys, struct topo *t
 			tg->nlinks = l + 1;
 			lk->remote_gpu = -1;
 			str_fmt(key, sizeof(key), "nvmlDeviceGetNvLinkVersion(%u)", l);
-			rc = NV(p, gi, "nvmlDeviceGetNvLinkVersion", DeviceGetNvLinkVersion, h, l, &uv);
+			rc = NV_ARGS(p, gi, "nvmlDeviceGetNvLinkVersion", 1, l, 0,
+				     DeviceGetNvLinkVersion, h, l, &uv);
 			nv_num(g, &lk->version, key, rc, uv);
 			memset(&pci, 0, sizeof(pci));
 			str_fmt(key, sizeof(key), "nvmlDeviceGetNvLinkRemotePciInfo(%u)", l);
-			rc = NV(p, gi, "nvmlDeviceGetNvLinkRemotePciInfo", DeviceGetNvLinkRemotePciInfo,
-				h, l, &pci);
+			rc = NV_ARGS(p, gi, "nvmlDeviceGetNvLinkRemotePciInfo", 1, l, 0,
+				     DeviceGetNvLinkRemotePciInfo, h, l, &pci);
 			if (rc == NVML_SUCCESS)
 				clean_string(pci.bus_id, sizeof(pci.bus_id));
 			if (rc != NVML_ERROR_FUNCTION_NOT_FOUND)

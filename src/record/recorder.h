@@ -40,6 +40,10 @@ void rec_call(const char *lib, int gpu, const char *key, int rc, const char *fmt
 /* The same with a list of records (process lists): n rows of fmt each, values flattened. */
 void rec_call_rows(const char *lib, int gpu, const char *key, int rc, const char *fmt,
 		   size_t nrows, const int64_t *vals);
+/* A call that did not return (the watchdog gave up on it): its answer is {"hang": true}, so
+ * a replay hangs at the same call. It stays: a later answer under the key (the call coming
+ * back after all, on a thread already abandoned) does not replace it. */
+void rec_hang_call(const char *lib, int gpu, const char *key);
 /* Which file a vendor library was loaded from, or why not. */
 void rec_library(const char *lib, const char *path, const char *version, const char *error);
 void rec_missing_symbol(const char *lib, const char *symbol);

@@ -250,13 +250,19 @@ static json_t *answers_for(const char *lib, int gpu)
 	return json_array_get(devs, (size_t)gpu);
 }
 
+/* Is there a hang stored under key? It is kept over any later answer. */
+static bool is_hang(json_t *answers, const char *key)
+{
+	return json_is_true(json_object_get(json_object_get(answers, key), "hang"));
+}
+
 static void rec_call_locked(const char *lib, int gpu, const char *key, int rc, const char *fmt,
 			    va_list ap)
 {
 	json_t *a;
 	const char *f;
 
-	if (!doc)
+	if (!doc || is_hang(answers_for(lib, gpu), key))
 		return;
 	a = json_array();
 	json_array_append_new(a, json_integer(rc));
@@ -277,7 +283,7 @@ static void rec_call_rows_locked(const char *lib, int gpu, const char *key, int 
 	size_t width = strlen(fmt), r, c;
 	json_t *a;
 
-	if (!doc)
+	if (!doc || is_hang(answers_for(lib, gpu), key))
 		return;
 	a = json_array();
 	json_array_append_new(a, json_integer(rc));
@@ -289,6 +295,11 @@ static void rec_call_rows_locked(const char *lib, int gpu, const char *key, int 
 		json_array_append_new(a, row);
 	}
 	json_object_set_new(answers_for(lib, gpu), key, a);
+}
+
+static void rec_hang_call_locked(const char *lib, int gpu, const char *key)
+{
+	json_object_set_new(answers_for(lib, gpu), key, json_pack("{s:b}", "hang", 1));
 }
 
 static void rec_library_locked(const char *lib, const char *path, const char *version, const char *error)
@@ -386,6 +397,11 @@ void rec_call_rows(const char *lib, int gpu, const char *key, int rc, const char
 	LOCKED(rec_call_rows_locked(lib, gpu, key, rc, fmt, nrows, vals));
 }
 
+void rec_hang_call(const char *lib, int gpu, const char *key)
+{
+	LOCKED(rec_hang_call_locked(lib, gpu, key));
+}
+
 void rec_library(const char *lib, const char *path, const char *version, const char *error)
 {
 	LOCKED(rec_library_locked(lib, path, version, error));
@@ -479,7 +495,7 @@ static char *scrub(char *text)
 	return text;
 }
 
-int rec_write(const char *path, const struct rec_meta *meta, struct err *e)
+static int rec_write_locked(const char *path, const struct rec_meta *meta, struct err *e)
 {
 	char stamp[64];
 	time_t now = time(NULL);
@@ -535,8 +551,21 @@ int rec_write(const char *path, const struct rec_meta *meta, struct err *e)
 	return 0;
 }
 
+/* Under the lock: after a hang, threads the watchdog abandoned may still be recording. */
+int rec_write(const char *path, const struct rec_meta *meta, struct err *e)
+{
+	int rc;
+
+	pthread_mutex_lock(&rec_lock);
+	rc = rec_write_locked(path, meta, e);
+	pthread_mutex_unlock(&rec_lock);
+	return rc;
+}
+
 void rec_stop(void)
 {
+	pthread_mutex_lock(&rec_lock);
 	json_decref(doc);
 	doc = NULL;
+	pthread_mutex_unlock(&rec_lock);
 }
