@@ -31,6 +31,7 @@ void facts_collect(struct host_facts *f)
 	toolkit_collect(&f->toolkit, &f->env);
 	python_collect(&f->python, &f->env);
 	procs_collect(&f->procs);
+	stalls_collect(&f->stalls, &f->pci);
 }
 
 int doctor_collect(struct doctor_input *in, unsigned probe_flags, struct err *e)
@@ -49,6 +50,8 @@ int doctor_collect(struct doctor_input *in, unsigned probe_flags, struct err *e)
 		str_copy(in->sys.hang_msg, pe.msg, sizeof(in->sys.hang_msg));
 	}
 	in->probe_ns = now_ns() - t0;
+	/* the probe reads sysfs too (topology, NUMA): its stalls count */
+	stalls_collect(&in->facts.stalls, &in->facts.pci);
 	(void)e;
 	return 0;
 }

@@ -38,6 +38,8 @@ DEFS(defs_module) = {
 	{"module.uvm_missing", LAYER_MODULE, "nvidia_uvm not loaded", false},
 	{"module.uvm_on_demand", LAYER_MODULE, "nvidia_uvm loaded on first cuda use", false},
 	{"module.uvm_hmm_failed", LAYER_MODULE, "nvidia_uvm device memory failed (kaslr/hmm)", false},
+	{"module.driver_stalled", LAYER_MODULE, "the driver does not answer reads of its files",
+	 false},
 };
 DEFS_COUNT(defs_module);
 
@@ -644,11 +646,44 @@ static void ok_line(const struct doctor_input *in, struct findings *out)
 				    "not apply)");
 }
 
+/* Reads of the driver's files (/proc/driver/nvidia, its sysfs) that never returned: a wedged
+ * driver holding its lock. What the module layer concludes from the missing files is an echo. */
+static void check_driver_stalled(const struct doctor_input *in, struct findings *out)
+{
+	const struct stall_facts *s = &in->facts.stalls;
+	const char *first = NULL;
+	struct finding *f = NULL;
+	int i, n = 0;
+
+	for (i = 0; i < s->nstalled; i++)
+		if (s->stalled[i].driver) {
+			first = first ? first : s->stalled[i].path;
+			n++;
+		}
+	if (!first)
+		return;
+	f = finding_add(out, "module.driver_stalled", SEV_FAIL, -1,
+			"the driver does not answer reads of %s%s", first,
+			n > 1 ? " (and of other files)" : "");
+	for (i = 0; i < s->nstalled; i++)
+		if (s->stalled[i].driver)
+			finding_evidence(f, "%s: no answer within %d ms (GPUVET_READ_TIMEOUT_MS)",
+					 s->stalled[i].path, s->timeout_ms);
+	finding_fix(f, FIX_ROOT | FIX_REBOOT | FIX_INTERRUPTS,
+		    "The NVIDIA driver is stuck (`cat %s` hangs too). Look at the kernel log for "
+		    "Xid errors and hung tasks: `sudo dmesg | grep -iE 'xid|NVRM|hung|blocked for "
+		    "more than'`. Stop the GPU programs and try `sudo nvidia-smi -r`; when that hangs "
+		    "too, reboot: only a reboot clears a wedged driver.",
+		    first);
+}
+
 void check_module(const struct doctor_input *in, struct findings *out)
 {
 	const struct host_facts *h = &in->facts;
 	const struct module_facts *m = &h->module;
 	size_t start = out->n;
+
+	check_driver_stalled(in, out);
 
 	if (h->platform.wsl && !module_loaded(m)) {
 		/* WSL2: the Windows driver serves the GPU (catalog row 33) */

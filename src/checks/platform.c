@@ -27,6 +27,8 @@ DEFS(defs_platform) = {
 	{"platform.wsl_memory", LAYER_PLATFORM, "wsl2 gpu memory is the dedicated vram", false},
 	{"platform.kernel_log_restricted", LAYER_PLATFORM, "kernel log readable only by root", false},
 	{"platform.kernel_log_unreadable", LAYER_PLATFORM, "kernel log not available", false},
+	{"platform.read_stalled", LAYER_PLATFORM, "reads of a file do not return", false},
+	{"platform.not_a_file", LAYER_PLATFORM, "a fifo, socket or device where a file belongs", false},
 };
 DEFS_COUNT(defs_platform);
 
@@ -246,6 +248,72 @@ static void note_kernel_log(const struct doctor_input *in, struct findings *out)
 	finding_evidence(f, "/dev/kmsg: %s", strerror(-k->read_rc));
 }
 
+/* Reads that never returned, outside the NVIDIA driver (module.driver_stalled has those): a
+ * FUSE or network mount whose server is gone, a stuck kernel. doctor went on without them. */
+static void check_stalled(const struct doctor_input *in, struct findings *out)
+{
+	const struct stall_facts *s = &in->facts.stalls;
+	const char *first = NULL;
+	struct finding *f = NULL;
+	int i, n = 0;
+
+	for (i = 0; i < s->nstalled; i++)
+		if (!s->stalled[i].driver) {
+			first = first ? first : s->stalled[i].path;
+			n++;
+		}
+	if (!first)
+		return;
+	for (i = 0; i < s->nstalled; i++) {
+		if (s->stalled[i].driver)
+			continue;
+		if (!f) {
+			f = finding_add(out, "platform.read_stalled", SEV_WARN, -1,
+					"reads of %s do not return%s", first,
+					n > 1 ? " (and of other files)" : "");
+		}
+		finding_evidence(f, "%s: no answer within %d ms (GPUVET_READ_TIMEOUT_MS)",
+				 s->stalled[i].path, s->timeout_ms);
+	}
+	finding_fix(f, FIX_ROOT,
+		    "`cat %s` hangs the same way. Look at the kernel log for hung tasks (`sudo dmesg "
+		    "| grep -iE 'hung|blocked for more than'`); if the file is on a FUSE or network "
+		    "mount (`findmnt -T %s`), restart its server or unmount it (`sudo umount -l "
+		    "<mount>`). What doctor says about this file's subject may be incomplete.",
+		    first, first);
+}
+
+static const char *kind_name(char kind)
+{
+	switch (kind) {
+	case 'p': return "a FIFO";
+	case 's': return "a socket";
+	case 'c': return "a character device";
+	case 'b': return "a block device";
+	default: return "not a regular file";
+	}
+}
+
+/* A FIFO (or a socket, a device) where a file belongs: reading it could block or have side
+ * effects, so it was not read. Usually a log replaced by a pipe to a log forwarder. */
+static void check_not_files(const struct doctor_input *in, struct findings *out)
+{
+	const struct stall_facts *s = &in->facts.stalls;
+	struct finding *f;
+	int i;
+
+	if (s->nnot_files == 0)
+		return;
+	f = finding_add(out, "platform.not_a_file", SEV_INFO, -1, "%s is %s, not a file: it was not read",
+			s->not_files[0].path, kind_name(s->not_files[0].kind));
+	for (i = 0; i < s->nnot_files; i++)
+		finding_evidence(f, "%s: %s", s->not_files[i].path, kind_name(s->not_files[i].kind));
+	finding_fix(f, FIX_ROOT,
+		    "If nothing should be feeding it, look at it (`ls -l %s`), remove it (`sudo rm "
+		    "%s`) and let the program that writes the file create a regular one again.",
+		    s->not_files[0].path, s->not_files[0].path);
+}
+
 static void ok_line(const struct platform_facts *p, struct findings *out)
 {
 	struct finding *f;
@@ -284,6 +352,8 @@ void check_platform(const struct doctor_input *in, struct findings *out)
 		finding_evidence(f, "/etc/os-release: %s", p->os_id[0] ? p->os_id : "unreadable");
 	}
 	note_kernel_log(in, out);
+	check_stalled(in, out);
+	check_not_files(in, out);
 	if (findings_worst_since(out, start) < SEV_WARN) {
 		ok_line(p, out);
 		findings_move_last_to(out, start);

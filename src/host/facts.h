@@ -7,7 +7,7 @@
  * cannot read keeps its "unknown" marker (-1, "" or false with the matching *_read flag).
  *
  * The collectors live in host/<part>.c: platform.c, pci.c, module.c, devnodes.c, kmsg.c,
- * libs.c, toolkit.c, python.c, procs.c.
+ * libs.c, toolkit.c, python.c, procs.c; stalls.c lists the reads that did not answer.
  */
 #ifndef GPUVET_FACTS_H
 #define GPUVET_FACTS_H
@@ -282,6 +282,24 @@ struct env_facts {
 	char virtual_env[512], conda_prefix[512], home[512];
 };
 
+/* ---- reads that did not answer, files that were not files (stalls.c) ---- */
+
+#define FACTS_MAX_STALLS 16
+
+struct stalled_path {
+	char path[512];
+	char kind;   /* not-a-file list: 'p' FIFO, 's' socket, 'c', 'b' device, 'o' other */
+	bool driver; /* /proc/driver/nvidia, or a /sys path of the nvidia driver or an NVIDIA GPU */
+};
+
+struct stall_facts {
+	struct stalled_path stalled[FACTS_MAX_STALLS]; /* oldest first */
+	int nstalled, stalled_total;
+	struct stalled_path not_files[FACTS_MAX_STALLS];
+	int nnot_files, not_files_total;
+	int timeout_ms; /* the deadline the stalled reads missed */
+};
+
 struct host_facts {
 	struct platform_facts platform;
 	struct env_facts env;
@@ -293,6 +311,7 @@ struct host_facts {
 	struct toolkit_facts toolkit;
 	struct python_facts python;
 	struct proc_facts procs;
+	struct stall_facts stalls; /* collected last, and again after the vendor probe */
 };
 
 /* Fill every part, in the order above; never fails as a whole. */
@@ -312,6 +331,9 @@ void libs_collect(struct lib_facts *l, const struct env_facts *env);
 void toolkit_collect(struct toolkit_facts *t, const struct env_facts *env);
 void python_collect(struct python_facts *py, const struct env_facts *env);
 void procs_collect(struct proc_facts *p);
+/* Every read so far that stalled or met a node that is not a file; pci tells which paths
+ * belong to an NVIDIA GPU. Replaces what s held. */
+void stalls_collect(struct stall_facts *s, const struct pci_facts *pci);
 
 /* PCIe generation from a sysfs link speed ("32.0 GT/s PCIe" -> 5); -1 when unknown. */
 int pci_gen_from_speed(const char *speed);

@@ -5,11 +5,15 @@
  * resolved component by component inside the root, so that absolute symbolic links (common
  * under /usr/lib and /etc/alternatives) stay inside a fake tree, and so that a recording can
  * store each link it crossed and replay the same tree.
+ *
+ * The system calls that touch the examined machine run as hostio operations (hostio.h): on a
+ * worker thread with a deadline, so a file whose read never returns (a wedged driver's /proc
+ * file) costs the command a second, not its life. Each public read below packs its inputs into
+ * a job, runs the job's *_work function through hostio_run, then records what came back.
  */
 #define _GNU_SOURCE
 #include "host.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -22,9 +26,10 @@
 #include <unistd.h>
 
 #include "../record/recorder.h"
-#include "memtree.h"
 #include "../util/strbuf.h"
 #include "../util/util.h"
+#include "hostio.h"
+#include "memtree.h"
 
 #define HOST_PATH_MAX 4096
 
@@ -51,6 +56,8 @@ static struct fact_node *fact_nodes;
 static size_t fact_nodes_n;
 static struct fact_error *fact_errors;
 static size_t fact_errors_n;
+static char **fact_hangs; /* paths whose reads block for ever (`hang PATH`) */
+static size_t fact_hangs_n;
 static unsigned epoch;
 
 int host_errno_from_name(const char *name)
@@ -84,10 +91,14 @@ static void facts_free(void)
 	for (i = 0; i < fact_errors_n; i++)
 		free(fact_errors[i].path);
 	free(fact_errors);
+	for (i = 0; i < fact_hangs_n; i++)
+		free(fact_hangs[i]);
+	free(fact_hangs);
 	fact_env = NULL;
 	fact_nodes = NULL;
 	fact_errors = NULL;
-	fact_env_n = fact_nodes_n = fact_errors_n = 0;
+	fact_hangs = NULL;
+	fact_env_n = fact_nodes_n = fact_errors_n = fact_hangs_n = 0;
 	fact_uname_set = fact_id_set = false;
 	memset(&fact_uname, 0, sizeof(fact_uname));
 	memset(&fact_id, 0, sizeof(fact_id));
@@ -171,6 +182,13 @@ static void facts_line(char *line)
 		fact_errors[fact_errors_n].path = xstrdup(path);
 		fact_errors[fact_errors_n].errnum = host_errno_from_name(name);
 		fact_errors_n++;
+	} else if (strcmp(line, "hang") == 0) {
+		char path[HOST_PATH_MAX];
+
+		if (sscanf(rest, "%4095s", path) != 1)
+			return;
+		fact_hangs = xrealloc(fact_hangs, (fact_hangs_n + 1) * sizeof(*fact_hangs));
+		fact_hangs[fact_hangs_n++] = xstrdup(path);
 	}
 }
 
@@ -206,6 +224,9 @@ int host_set_root(const char *dir, struct err *e)
 {
 	struct stat st;
 
+	/* stalls belong to the machine they happened on; first, so that a worker left blocked in
+	 * a fake hang is known to be done with the facts freed here */
+	hostio_reset();
 	facts_free();
 	memtree_reset(false);
 	epoch++;
@@ -244,6 +265,7 @@ unsigned host_epoch(void)
 void host_mem_begin(void)
 {
 	facts_free();
+	hostio_reset();
 	root_dir[0] = '\0';
 	facts_loaded = true;
 	facts_present = true;
@@ -412,54 +434,157 @@ static int locate(const char *path, char *resolved, size_t rn, char *real, size_
 	return rc;
 }
 
-/* ---- reads served from a recording in memory (host_mem_*) ---------------------------------- */
+static bool fact_hang_for(const char *path)
+{
+	size_t i;
 
-/* Resolve path in the tree and find its node; the node's recorded error, or a hang, answers
- * instead of it. Records what the caller would have recorded for an error. */
-static int mem_node_for(const char *path, bool follow_last, char *resolved, size_t rn,
-			const struct mem_node **out)
+	for (i = 0; i < fact_hangs_n; i++)
+		if (strcmp(fact_hangs[i], path) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The first steps of every operation, on its worker: resolve path inside the root (into
+ * resolved, which callers preset to path so a failure still names it), tell hostio the name
+ * a stall goes under, then apply the fake root's facts: a forced error, or (content reads
+ * only, reads_content) a `hang` line, which blocks here for ever.
+ */
+static int job_start(const char *path, char *resolved, size_t rn, char *real, size_t n,
+		     bool follow_last, bool reads_content)
+{
+	const struct fact_error *fe;
+	int rc = locate(path, resolved, rn, real, n, follow_last);
+
+	if (rc == 0 && strcmp(resolved, path) != 0)
+		rc = hostio_label(resolved);
+	if (rc != 0 || !root_dir[0])
+		return rc;
+	if ((fe = fact_error_for(resolved)) != NULL)
+		return -fe->errnum;
+	if (reads_content && fact_hang_for(resolved))
+		return hostio_block();
+	return 0;
+}
+
+enum read_how { READ_WHOLE, READ_TAIL, READ_KMSG };
+
+/* host_read, host_read_tail and host_read_kmsg's raw read, as a hostio operation. */
+struct read_job {
+	char path[HOST_PATH_MAX];
+	size_t max;
+	enum read_how how;
+	char resolved[HOST_PATH_MAX];
+	char *buf; /* out: NUL-terminated, the caller's once the job is back */
+	size_t len;
+	mode_t not_file; /* out: what was found where a file was expected */
+};
+
+static void read_drop(void *arg)
+{
+	struct read_job *j = arg;
+
+	free(j->buf);
+}
+
+static int read_work(void *arg)
+{
+	struct read_job *j = arg;
+	char real[HOST_PATH_MAX * 2];
+	int fd, rc;
+
+	rc = job_start(j->path, j->resolved, sizeof(j->resolved), real, sizeof(real), true, true);
+	if (rc != 0)
+		return rc;
+	/* /dev/kmsg is a character device (a regular file in fake roots and replays) */
+	fd = hostio_open_file(real, j->how == READ_KMSG, &j->not_file);
+	if (fd < 0)
+		return fd;
+	switch (j->how) {
+	case READ_TAIL: rc = hostio_read_tail(fd, j->max, &j->buf, &j->len); break;
+	case READ_KMSG: rc = hostio_read_records(fd, &j->buf, &j->len); break;
+	default: rc = hostio_read_all(fd, j->max, &j->buf, &j->len); break;
+	}
+	close(fd);
+	return rc;
+}
+
+/* ---- reads served from a recording in memory (host_mem_*) ----------------------------------- */
+
+/* A recorded {"hang": true}: the read blocks on a hostio worker until the deadline, as on the
+ * wedged machine, so the stall is reported and recorded the same way. */
+static int mem_hang_work(void *arg)
+{
+	(void)arg;
+	return hostio_block();
+}
+
+static int mem_hang(const char *resolved)
+{
+	char dummy = 0;
+
+	return hostio_run(mem_hang_work, NULL, &dummy, sizeof(dummy), resolved);
+}
+
+/* Resolve path in the tree and find its node; a hang answers for reads of content (a stat or
+ * readlink of a wedged driver's file still answers). resolved is preset to path so that a
+ * failure still names it. */
+static int mem_node_for(const char *path, bool follow_last, bool reads_content, char *resolved,
+			size_t rn, const struct mem_node **out)
 {
 	const struct mem_node *node = NULL;
-	int rc = memtree_resolve(path, resolved, rn, follow_last);
+	int rc;
 
+	str_copy(resolved, path, rn);
+	rc = memtree_resolve(path, resolved, rn, follow_last);
 	if (rc == 0) {
 		node = memtree_get(resolved);
 		if (!node)
 			rc = -ENOENT;
-		else if (node->hang)
-			rc = -ETIMEDOUT;
+		else if (node->hang && reads_content)
+			rc = mem_hang(resolved);
 	}
 	*out = node;
 	return rc;
 }
 
-static char *mem_read(const char *path, size_t max, bool tail, size_t *len, int *err_out)
+/* An error answer: recorded, except a stall (hostio records that as a hang). */
+static int mem_fail(const char *resolved, int rc)
+{
+	if (rc != -ETIMEDOUT && rec_active())
+		rec_error(resolved, -rc);
+	return rc;
+}
+
+static char *mem_read(const char *path, size_t max, enum read_how how, size_t *len, int *err,
+		      char *resolved_out, size_t rn)
 {
 	char resolved[HOST_PATH_MAX];
 	const struct mem_node *node;
 	size_t n, from;
 	char *buf;
-	int rc = mem_node_for(path, true, resolved, sizeof(resolved), &node);
+	int rc = mem_node_for(path, true, true, resolved, sizeof(resolved), &node);
 
 	if (rc == 0 && node->error)
 		rc = -node->error;
 	if (rc == 0 && node->kind == 'd')
 		rc = -EISDIR;
+	if (resolved_out)
+		str_copy(resolved_out, resolved, rn);
+	*len = 0;
+	*err = rc;
 	if (rc != 0) {
-		if (rec_active())
-			rec_error(resolved, -rc);
-		if (err_out)
-			*err_out = rc;
+		mem_fail(resolved, rc);
 		return NULL;
 	}
-	n = node->len < max ? node->len : max;
-	from = tail ? node->len - n : 0;
+	n = how == READ_KMSG || node->len < max ? node->len : max;
+	from = how == READ_TAIL ? node->len - n : 0;
 	buf = xmalloc(n + 1);
 	memcpy(buf, node->data + from, n);
 	buf[n] = '\0';
-	if (len)
-		*len = n;
-	if (rec_active())
+	*len = n;
+	/* the kernel log is recorded filtered, by host_read_kmsg */
+	if (rec_active() && how != READ_KMSG)
 		rec_file(resolved, buf, n);
 	return buf;
 }
@@ -468,15 +593,12 @@ static int mem_readlink(const char *path, char *buf, size_t n)
 {
 	char resolved[HOST_PATH_MAX];
 	const struct mem_node *node;
-	int rc = mem_node_for(path, false, resolved, sizeof(resolved), &node);
+	int rc = mem_node_for(path, false, false, resolved, sizeof(resolved), &node);
 
 	if (rc == 0 && node->kind != 'l')
 		rc = -EINVAL;
-	if (rc != 0) {
-		if (rec_active())
-			rec_error(resolved, -rc);
-		return rc;
-	}
+	if (rc != 0)
+		return mem_fail(resolved, rc);
 	str_copy(buf, node->data, n);
 	if (rec_active())
 		rec_link(resolved, buf);
@@ -489,17 +611,14 @@ static int mem_list(const char *path, char ***names_out, size_t *n_out)
 	const struct mem_node *node;
 	char **names = NULL;
 	size_t i;
-	int rc = mem_node_for(path, true, resolved, sizeof(resolved), &node);
+	int rc = mem_node_for(path, true, true, resolved, sizeof(resolved), &node);
 
 	if (rc == 0 && node->error)
 		rc = -node->error;
 	if (rc == 0 && node->kind != 'd')
 		rc = -ENOTDIR;
-	if (rc != 0) {
-		if (rec_active())
-			rec_error(resolved, -rc);
-		return rc;
-	}
+	if (rc != 0)
+		return mem_fail(resolved, rc);
 	if (node->nnames)
 		names = xcalloc(node->nnames, sizeof(*names));
 	for (i = 0; i < node->nnames; i++)
@@ -515,20 +634,17 @@ static int mem_stat(const char *path, struct host_stat *out)
 {
 	char resolved[HOST_PATH_MAX];
 	const struct mem_node *node;
-	int rc = mem_node_for(path, true, resolved, sizeof(resolved), &node);
+	int rc = mem_node_for(path, true, false, resolved, sizeof(resolved), &node);
 
 	/* stat works on a file this user may not read */
 	if (rc == 0 && node->error && node->error != EACCES && node->error != EPERM)
 		rc = -node->error;
-	if (rc != 0) {
-		if (rec_active())
-			rec_error(resolved, -rc);
-		return rc;
-	}
+	if (rc != 0)
+		return mem_fail(resolved, rc);
 	if (node->has_stat) {
 		*out = node->st;
 	} else {
-		/* what a replay's tree was before it lived in memory: the replaying user's files */
+		/* a recorded file without metadata: what any readable file would show */
 		out->type = node->kind;
 		out->mode = node->kind == 'd' ? 0755 : 0644;
 		out->size = (int64_t)node->len;
@@ -552,121 +668,66 @@ static int forced_error(const char *resolved)
 	return fe ? fe->errnum : 0;
 }
 
+/* Run a read job; records the answer (a stall is recorded by hostio itself) and notes a node
+ * that was not a file. Returns the buffer or NULL with *err set. */
+static char *run_read(const char *path, size_t max, enum read_how how, size_t *len, int *err,
+		      char *resolved, size_t rn)
+{
+	struct read_job *j;
+	char *buf;
+	int rc;
+
+	if (memtree_active())
+		return mem_read(path, max, how, len, err, resolved, rn);
+	j = xcalloc(1, sizeof(*j));
+	str_copy(j->path, path, sizeof(j->path));
+	str_copy(j->resolved, path, sizeof(j->resolved));
+	j->max = max;
+	j->how = how;
+	rc = hostio_run(read_work, read_drop, j, sizeof(*j), path);
+	if (j->not_file)
+		hostio_note_not_file(j->resolved, j->not_file);
+	if (resolved)
+		str_copy(resolved, j->resolved, rn);
+	*err = rc;
+	*len = 0;
+	buf = NULL;
+	if (rc == 0) {
+		buf = j->buf;
+		*len = j->len;
+		/* the kernel log is recorded filtered, by host_read_kmsg */
+		if (rec_active() && how != READ_KMSG)
+			rec_file(j->resolved, buf, j->len);
+	} else if (rc != -ETIMEDOUT && rec_active()) {
+		rec_error(j->resolved, -rc);
+	}
+	free(j);
+	return buf;
+}
+
 char *host_read(const char *path, size_t max, size_t *len, int *err_out)
 {
-	char resolved[HOST_PATH_MAX], real[HOST_PATH_MAX * 2];
-	const struct fact_error *fe;
-	char *buf;
-	size_t have = 0, cap;
-	int fd, rc;
+	size_t n;
+	int rc;
+	char *buf = run_read(path, max, READ_WHOLE, &n, &rc, NULL, 0);
 
 	if (err_out)
-		*err_out = 0;
-	if (memtree_active())
-		return mem_read(path, max, false, len, err_out);
-	rc = locate(path, resolved, sizeof(resolved), real, sizeof(real), true);
-	if (rc == 0 && root_dir[0] && (fe = fact_error_for(resolved)) != NULL)
-		rc = -fe->errnum;
-	if (rc != 0) {
-		if (rec_active())
-			rec_error(resolved, -rc);
-		if (err_out)
-			*err_out = rc;
-		return NULL;
-	}
-	fd = open(real, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		rc = -errno;
-		if (rec_active())
-			rec_error(resolved, -rc);
-		if (err_out)
-			*err_out = rc;
-		return NULL;
-	}
-	cap = max < 4096 ? max + 1 : 4096;
-	buf = xmalloc(cap);
-	for (;;) {
-		ssize_t r;
-
-		if (have + 1 >= cap) {
-			if (have >= max)
-				break;
-			cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
-			buf = xrealloc(buf, cap);
-		}
-		r = read(fd, buf + have, cap - 1 - have);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = -errno;
-			break;
-		}
-		if (r == 0)
-			break;
-		have += (size_t)r;
-	}
-	close(fd);
-	if (rc != 0 && have == 0) {
-		free(buf);
-		if (rec_active())
-			rec_error(resolved, -rc);
-		if (err_out)
-			*err_out = rc;
-		return NULL;
-	}
-	buf[have] = '\0';
-	if (len)
-		*len = have;
-	if (rec_active())
-		rec_file(resolved, buf, have);
+		*err_out = rc;
+	if (len && buf)
+		*len = n;
 	return buf;
 }
 
 char *host_read_tail(const char *path, size_t max, size_t *len, int *err_out)
 {
-	char resolved[HOST_PATH_MAX], real[HOST_PATH_MAX * 2];
-	const struct fact_error *fe;
-	struct stat st;
-	char *buf;
-	ssize_t r;
-	off_t from = 0;
-	int fd, rc;
+	size_t n;
+	int rc;
+	char *buf = run_read(path, max, READ_TAIL, &n, &rc, NULL, 0);
 
 	if (err_out)
-		*err_out = 0;
+		*err_out = rc;
 	if (len)
-		*len = 0;
-	if (memtree_active())
-		return mem_read(path, max, true, len, err_out);
-	rc = locate(path, resolved, sizeof(resolved), real, sizeof(real), true);
-	if (rc == 0 && root_dir[0] && (fe = fact_error_for(resolved)) != NULL)
-		rc = -fe->errnum;
-	if (rc == 0 && (fd = open(real, O_RDONLY | O_CLOEXEC)) < 0)
-		rc = -errno;
-	if (rc != 0) {
-		if (rec_active())
-			rec_error(resolved, -rc);
-		if (err_out)
-			*err_out = rc;
-		return NULL;
-	}
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > max)
-		from = st.st_size - (off_t)max;
-	buf = xmalloc(max + 1);
-	r = pread(fd, buf, max, from);
-	close(fd);
-	if (r < 0) {
-		rc = -errno;
-		free(buf);
-		if (err_out)
-			*err_out = rc;
-		return NULL;
-	}
-	buf[r] = '\0';
-	if (len)
-		*len = (size_t)r;
-	if (rec_active())
-		rec_file(resolved, buf, (size_t)r);
+		*len = n;
 	return buf;
 }
 
@@ -696,47 +757,89 @@ int host_read_u64(const char *path, uint64_t *out)
 	return parse_u64(line, out) == 0 ? 0 : -EINVAL;
 }
 
+/* host_readlink and host_realpath, as a hostio operation. */
+struct link_job {
+	char path[HOST_PATH_MAX];
+	char resolved[HOST_PATH_MAX];
+	char target[HOST_PATH_MAX]; /* out */
+	size_t n;		    /* the caller's buffer size */
+	bool real;		    /* realpath rather than readlink */
+};
+
+static int readlink_work(void *arg)
+{
+	struct link_job *j = arg;
+	char real[HOST_PATH_MAX * 2];
+	size_t cap = j->n < sizeof(j->target) ? j->n : sizeof(j->target);
+	ssize_t len;
+	int rc;
+
+	rc = job_start(j->path, j->resolved, sizeof(j->resolved), real, sizeof(real), false, false);
+	if (rc != 0)
+		return rc;
+	len = readlink(real, j->target, cap ? cap - 1 : 0);
+	if (len < 0)
+		return -errno;
+	j->target[len] = '\0';
+	return 0;
+}
+
 int host_readlink(const char *path, char *buf, size_t n)
 {
-	char resolved[HOST_PATH_MAX], real[HOST_PATH_MAX * 2];
-	ssize_t len;
+	struct link_job *j;
 	int rc;
 
 	if (memtree_active())
 		return mem_readlink(path, buf, n);
-	rc = locate(path, resolved, sizeof(resolved), real, sizeof(real), false);
-	if (rc != 0) {
+	j = xcalloc(1, sizeof(*j));
+	str_copy(j->path, path, sizeof(j->path));
+	str_copy(j->resolved, path, sizeof(j->resolved));
+	j->n = n;
+	rc = hostio_run(readlink_work, NULL, j, sizeof(*j), path);
+	if (rc == 0) {
+		str_copy(buf, j->target, n);
 		if (rec_active())
-			rec_error(resolved, -rc);
-		return rc;
+			rec_link(j->resolved, buf);
+	} else if (rc != -ETIMEDOUT && rec_active()) {
+		rec_error(j->resolved, -rc);
 	}
-	len = readlink(real, buf, n ? n - 1 : 0);
-	if (len < 0) {
-		rc = -errno;
-		if (rec_active())
-			rec_error(resolved, -rc);
-		return rc;
-	}
-	buf[len] = '\0';
-	if (rec_active())
-		rec_link(resolved, buf);
+	free(j);
+	return rc;
+}
+
+static int realpath_work(void *arg)
+{
+	struct link_job *j = arg;
+	char real[HOST_PATH_MAX * 2];
+
+	if (slow_path())
+		return resolve(j->path, j->resolved, sizeof(j->resolved), true);
+	if (!realpath(j->path, real))
+		return -errno;
+	str_copy(j->resolved, real, sizeof(j->resolved));
 	return 0;
 }
 
 int host_realpath(const char *path, char *buf, size_t n)
 {
-	char real[HOST_PATH_MAX * 2];
+	struct link_job *j;
 	int rc;
 
-	if (!slow_path()) {
-		if (!realpath(path, real))
-			return -errno;
-		str_copy(buf, real, n);
-		return 0;
+	if (memtree_active()) {
+		rc = memtree_resolve(path, buf, n, true);
+		return rc ? mem_fail(buf, rc) : 0;
 	}
-	rc = resolve(path, buf, n, true);
-	if (rc != 0 && rec_active())
+	j = xcalloc(1, sizeof(*j));
+	str_copy(j->path, path, sizeof(j->path));
+	str_copy(j->resolved, path, sizeof(j->resolved));
+	rc = hostio_run(realpath_work, NULL, j, sizeof(*j), path);
+	if (rc != -ETIMEDOUT)
+		str_copy(buf, j->resolved, n);
+	else
+		str_copy(buf, path, n);
+	if (rc != 0 && rc != -ETIMEDOUT && slow_path() && rec_active())
 		rec_error(buf, -rc);
+	free(j);
 	return rc;
 }
 
@@ -745,44 +848,58 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* host_list as a hostio operation. */
+struct list_job {
+	char path[HOST_PATH_MAX];
+	char resolved[HOST_PATH_MAX];
+	char **names; /* out */
+	size_t n;
+};
+
+static void list_drop(void *arg)
+{
+	struct list_job *j = arg;
+
+	host_list_free(j->names, j->n);
+}
+
+static int list_work(void *arg)
+{
+	struct list_job *j = arg;
+	char real[HOST_PATH_MAX * 2];
+	int rc;
+
+	rc = job_start(j->path, j->resolved, sizeof(j->resolved), real, sizeof(real), true, true);
+	if (rc != 0)
+		return rc;
+	return hostio_list_dir(real, &j->names, &j->n);
+}
+
 int host_list(const char *path, char ***names_out, size_t *n_out)
 {
-	char resolved[HOST_PATH_MAX], real[HOST_PATH_MAX * 2];
-	const struct fact_error *fe;
-	DIR *d;
-	struct dirent *de;
-	char **names = NULL;
-	size_t n = 0;
+	struct list_job *j;
 	int rc;
 
 	*names_out = NULL;
 	*n_out = 0;
 	if (memtree_active())
 		return mem_list(path, names_out, n_out);
-	rc = locate(path, resolved, sizeof(resolved), real, sizeof(real), true);
-	if (rc == 0 && root_dir[0] && (fe = fact_error_for(resolved)) != NULL)
-		rc = -fe->errnum;
-	if (rc == 0 && !(d = opendir(real)))
-		rc = -errno;
-	if (rc != 0) {
+	j = xcalloc(1, sizeof(*j));
+	str_copy(j->path, path, sizeof(j->path));
+	str_copy(j->resolved, path, sizeof(j->resolved));
+	rc = hostio_run(list_work, list_drop, j, sizeof(*j), path);
+	if (rc == 0) {
+		if (j->n)
+			qsort(j->names, j->n, sizeof(*j->names), cmp_names);
 		if (rec_active())
-			rec_error(resolved, -rc);
-		return rc;
+			rec_dir(j->resolved, j->names, j->n);
+		*names_out = j->names;
+		*n_out = j->n;
+	} else if (rc != -ETIMEDOUT && rec_active()) {
+		rec_error(j->resolved, -rc);
 	}
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		names = xrealloc(names, (n + 1) * sizeof(*names));
-		names[n++] = xstrdup(de->d_name);
-	}
-	closedir(d);
-	if (n)
-		qsort(names, n, sizeof(*names), cmp_names);
-	if (rec_active())
-		rec_dir(resolved, names, n);
-	*names_out = names;
-	*n_out = n;
-	return 0;
+	free(j);
+	return rc;
 }
 
 void host_list_free(char **names, size_t n)
@@ -809,46 +926,70 @@ static char type_of(mode_t m)
 	return 'o';
 }
 
-int host_stat(const char *path, struct host_stat *out)
+/* host_stat as a hostio operation. */
+struct stat_job {
+	char path[HOST_PATH_MAX];
+	char resolved[HOST_PATH_MAX];
+	struct host_stat st; /* out */
+};
+
+static int stat_work(void *arg)
 {
-	char resolved[HOST_PATH_MAX], real[HOST_PATH_MAX * 2];
+	struct stat_job *j = arg;
+	char real[HOST_PATH_MAX * 2];
 	const struct fact_node *fn;
 	const struct fact_error *fe;
 	struct stat st;
 	int rc;
 
-	memset(out, 0, sizeof(*out));
-	if (memtree_active())
-		return mem_stat(path, out);
-	rc = locate(path, resolved, sizeof(resolved), real, sizeof(real), true);
+	rc = locate(j->path, j->resolved, sizeof(j->resolved), real, sizeof(real), true);
+	if (rc == 0 && strcmp(j->resolved, j->path) != 0)
+		rc = hostio_label(j->resolved);
 	if (rc == 0 && root_dir[0]) {
-		if ((fe = fact_error_for(resolved)) != NULL && fe->errnum != EACCES &&
+		/* a file that cannot be read can still be looked at */
+		if ((fe = fact_error_for(j->resolved)) != NULL && fe->errnum != EACCES &&
 		    fe->errnum != EPERM)
-			rc = -fe->errnum;
-		else if ((fn = fact_node_for(resolved)) != NULL) {
-			*out = fn->st;
-			if (rec_active())
-				rec_stat(resolved, out);
+			return -fe->errnum;
+		if ((fn = fact_node_for(j->resolved)) != NULL) {
+			j->st = fn->st;
 			return 0;
 		}
 	}
-	if (rc == 0 && stat(real, &st) != 0)
-		rc = -errno;
-	if (rc != 0) {
-		if (rec_active())
-			rec_error(resolved, -rc);
+	if (rc != 0)
 		return rc;
-	}
-	out->type = type_of(st.st_mode);
-	out->mode = st.st_mode & 07777;
-	out->uid = st.st_uid;
-	out->gid = st.st_gid;
-	out->major = major(st.st_rdev);
-	out->minor = minor(st.st_rdev);
-	out->size = st.st_size;
-	if (rec_active())
-		rec_stat(resolved, out);
+	if (stat(real, &st) != 0)
+		return -errno;
+	j->st.type = type_of(st.st_mode);
+	j->st.mode = st.st_mode & 07777;
+	j->st.uid = st.st_uid;
+	j->st.gid = st.st_gid;
+	j->st.major = major(st.st_rdev);
+	j->st.minor = minor(st.st_rdev);
+	j->st.size = st.st_size;
 	return 0;
+}
+
+int host_stat(const char *path, struct host_stat *out)
+{
+	struct stat_job *j;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (memtree_active())
+		return mem_stat(path, out);
+	j = xcalloc(1, sizeof(*j));
+	str_copy(j->path, path, sizeof(j->path));
+	str_copy(j->resolved, path, sizeof(j->resolved));
+	rc = hostio_run(stat_work, NULL, j, sizeof(*j), path);
+	*out = j->st;
+	if (rc == 0) {
+		if (rec_active())
+			rec_stat(j->resolved, out);
+	} else if (rc != -ETIMEDOUT && rec_active()) {
+		rec_error(j->resolved, -rc);
+	}
+	free(j);
+	return rc;
 }
 
 bool host_exists(const char *path)
@@ -856,6 +997,16 @@ bool host_exists(const char *path)
 	struct host_stat st;
 
 	return host_stat(path, &st) == 0;
+}
+
+int host_stalled(char ***paths, size_t *n)
+{
+	return hostio_stalled(paths, n);
+}
+
+int host_not_files(char ***paths, char **kinds, size_t *n)
+{
+	return hostio_not_files(paths, kinds, n);
 }
 
 int host_identity(struct host_identity *id)
@@ -880,6 +1031,19 @@ int host_identity(struct host_identity *id)
 	return 0;
 }
 
+/* access(2) on the real machine, as a hostio operation. */
+struct access_job {
+	char path[HOST_PATH_MAX];
+	int want;
+};
+
+static int access_work(void *arg)
+{
+	struct access_job *j = arg;
+
+	return access(j->path, j->want) == 0 ? 0 : -errno;
+}
+
 int host_access(const char *path, int want)
 {
 	struct host_stat st;
@@ -888,8 +1052,12 @@ int host_access(const char *path, int want)
 	int rc, i;
 	bool in_group = false;
 
-	if (!slow_path())
-		return access(path, want) == 0 ? 0 : -errno;
+	if (!slow_path()) {
+		struct access_job j = {.want = want};
+
+		str_copy(j.path, path, sizeof(j.path));
+		return hostio_run(access_work, NULL, &j, sizeof(j), path);
+	}
 	rc = host_stat(path, &st);
 	if (rc)
 		return rc;
@@ -898,7 +1066,7 @@ int host_access(const char *path, int want)
 		char resolved[HOST_PATH_MAX];
 		int forced;
 
-		if (resolve(path, resolved, sizeof(resolved), true) == 0 &&
+		if (host_realpath(path, resolved, sizeof(resolved)) == 0 &&
 		    (forced = forced_error(resolved)) != 0)
 			return -forced;
 	}
@@ -980,84 +1148,17 @@ static bool kmsg_interesting(const char *msg)
 
 int host_read_kmsg(char **text, size_t *len)
 {
-	char resolved[HOST_PATH_MAX], real[HOST_PATH_MAX * 2];
-	const struct fact_error *fe;
-	char *raw = NULL, *line, *save = NULL;
-	size_t have = 0, cap = 0;
-	char chunk[16384];
-	int fd, rc;
+	char resolved[HOST_PATH_MAX];
+	char *raw, *line, *save = NULL;
+	size_t have;
+	int rc;
 	struct strbuf out;
 
 	*text = NULL;
 	*len = 0;
-	if (memtree_active()) {
-		const struct mem_node *node;
-
-		rc = mem_node_for("/dev/kmsg", true, resolved, sizeof(resolved), &node);
-		if (rc == 0 && node->error)
-			rc = -node->error;
-		if (rc == 0 && node->kind == 'd')
-			rc = -EISDIR;
-		if (rc != 0) {
-			if (rec_active())
-				rec_error(resolved, -rc);
-			return rc;
-		}
-		have = node->len;
-		raw = xmalloc(have + 1);
-		memcpy(raw, node->data, have);
-		goto filter;
-	}
-	rc = locate("/dev/kmsg", resolved, sizeof(resolved), real, sizeof(real), true);
-	if (rc == 0 && root_dir[0] && (fe = fact_error_for(resolved)) != NULL)
-		rc = -fe->errnum;
-	if (rc == 0 && (fd = open(real, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
-		rc = -errno;
-	if (rc != 0) {
-		if (rec_active())
-			rec_error(resolved, -rc);
+	raw = run_read("/dev/kmsg", 0, READ_KMSG, &have, &rc, resolved, sizeof(resolved));
+	if (!raw)
 		return rc;
-	}
-	/* /dev/kmsg returns one record per read and EAGAIN at the end; a plain file (a replay)
-	 * returns many records per read and 0 at the end. EPIPE means records were overwritten
-	 * while we read: carry on from the next one. */
-	for (;;) {
-		ssize_t r = read(fd, chunk, sizeof(chunk));
-
-		if (r < 0) {
-			if (errno == EINTR || errno == EPIPE)
-				continue;
-			if (errno == EAGAIN || errno == EINVAL)
-				break;
-			rc = -errno;
-			break;
-		}
-		if (r == 0)
-			break;
-		if (have + (size_t)r + 2 > cap) {
-			cap = (have + (size_t)r + 2) * 2;
-			raw = xrealloc(raw, cap);
-		}
-		memcpy(raw + have, chunk, (size_t)r);
-		have += (size_t)r;
-		if (raw[have - 1] != '\n')
-			raw[have++] = '\n';
-		if (have > 64u * 1024 * 1024)
-			break;
-	}
-	close(fd);
-	if (rc != 0 && have == 0) {
-		free(raw);
-		if (rec_active())
-			rec_error(resolved, -rc);
-		return rc;
-	}
-	if (!raw) {
-		raw = xmalloc(1);
-		have = 0;
-	}
-filter:
-	raw[have] = '\0';
 	sb_init(&out);
 	for (line = strtok_r(raw, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		const char *semi = strchr(line, ';');

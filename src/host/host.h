@@ -11,6 +11,13 @@
  * forced errors such as EACCES. When gpuvet records a machine (record/recorder.h) every read
  * made here is captured, so a replay answers the same questions the same way.
  *
+ * Every read runs with a deadline (host/hostio.h, GPUVET_READ_TIMEOUT_MS, default 1000 ms): a
+ * read that does not return in time fails with -ETIMEDOUT, and its path is then a stalled
+ * path: every later operation on it (stat included) fails at once with -ETIMEDOUT
+ * (host_stalled). Where a file is expected, only a regular file is
+ * opened (a character device for /dev/kmsg): a FIFO, socket or device node there fails with
+ * -ENXIO without being opened (host_not_files), a directory with -EISDIR.
+ *
  * All functions return 0 or a negative errno and never print.
  */
 #ifndef GPUVET_HOST_H
@@ -109,5 +116,13 @@ unsigned host_epoch(void);
  * format); only lines about NVIDIA, PCI and module signing are kept. Returns -EPERM/-EACCES
  * when the log is restricted. The buffer is the caller's. */
 int host_read_kmsg(char **text, size_t *len);
+
+/* Paths whose reads did not return within the deadline, oldest first, as host_list (free with
+ * host_list_free): named after resolving links inside the root, when that step returned. */
+int host_stalled(char ***paths, size_t *n);
+/* Paths where a file was expected and something else was found, oldest first, as host_list;
+ * *kinds (may be NULL; the caller frees it) says what, one byte per path: 'p' FIFO, 's'
+ * socket, 'c' character device, 'b' block device, 'o' other. */
+int host_not_files(char ***paths, char **kinds, size_t *n);
 
 #endif

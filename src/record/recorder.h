@@ -24,6 +24,9 @@ void rec_error(const char *path, int errnum);
 void rec_link(const char *path, const char *target);
 void rec_dir(const char *path, char **names, size_t n);
 void rec_stat(const char *path, const struct host_stat *st);
+/* A read of path did not return within the deadline (host/hostio.h): stored as {"hang": true}
+ * on its entry, so a replay of the recording stalls there too. */
+void rec_hang(const char *path);
 void rec_env(const char *name, const char *value);
 void rec_uname(const char *sysname, const char *nodename, const char *release,
 	       const char *version, const char *machine);

@@ -189,6 +189,18 @@ static void rec_dir_locked(const char *path, char **names, size_t n)
 	json_object_set_new(file_entry(path), "dir", a);
 }
 
+static void rec_hang_locked(const char *path)
+{
+	json_t *e;
+
+	if (!doc)
+		return;
+	e = file_entry(path);
+	/* what a stalled read answers is the hang, not an error recorded on the way */
+	json_object_del(e, "error");
+	json_object_set_new(e, "hang", json_true());
+}
+
 static void rec_stat_locked(const char *path, const struct host_stat *st)
 {
 	char mode[16], type[2] = {st->type, '\0'};
@@ -359,6 +371,11 @@ void rec_link(const char *path, const char *target)
 void rec_dir(const char *path, char **names, size_t n)
 {
 	LOCKED(rec_dir_locked(path, names, n));
+}
+
+void rec_hang(const char *path)
+{
+	LOCKED(rec_hang_locked(path));
 }
 
 void rec_stat(const char *path, const struct host_stat *st)
