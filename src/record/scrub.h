@@ -1,7 +1,8 @@
 /*
  * scrub.h: `gpuvet record --scrub`, taking out of a recording what identifies a person or a
- * site before it is sent to someone else. scrub.c does the work on the jansson document that
- * recording.c builds; docs/scenarios.md ("Scrubbed recordings") lists what is replaced.
+ * site before it is sent to someone else. scrub.c, scrub_learn.c and scrub_addr.c do the work
+ * on the jansson document that recording.c builds; docs/scenarios.md ("Scrubbed recordings") lists
+ * what is replaced.
  */
 #ifndef GPUVET_SCRUB_H
 #define GPUVET_SCRUB_H

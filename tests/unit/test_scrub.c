@@ -43,6 +43,7 @@ static bool finds_none(size_t (*rec)(const char *, size_t), const char *text)
 }
 
 /* Things doctor reads that look a little like addresses. */
+/* clang-format off */
 static const char *const not_addresses[] = {
 	"Bus Location: 0000:00:06.0",
 	"00000000:00:06.0",
@@ -63,6 +64,7 @@ static const char *const not_addresses[] = {
 	"DMA Mask: 0xfffffffffffff",
 	"6.8.0-87-generic #87-Ubuntu SMP PREEMPT_DYNAMIC",
 };
+/* clang-format on */
 
 static void test_ipv4(void)
 {
@@ -91,7 +93,8 @@ static void test_ipv6(void)
 
 	CHECK(finds(scrub_ipv6_at, "inet6 fe80::5054:ff:feab:cdef/64 scope link",
 		    "fe80::5054:ff:feab:cdef"));
-	CHECK(finds(scrub_ipv6_at, "KUBERNETES_SERVICE_HOST fd12:3456:789a::1", "fd12:3456:789a::1"));
+	CHECK(
+	    finds(scrub_ipv6_at, "KUBERNETES_SERVICE_HOST fd12:3456:789a::1", "fd12:3456:789a::1"));
 	CHECK(finds(scrub_ipv6_at, "[2a01:4f8:c0c:1234::2]:443", "2a01:4f8:c0c:1234::2"));
 	CHECK(finds(scrub_ipv6_at, "2001:0db8:0000:0000:0000:ff00:0042:8329",
 		    "2001:0db8:0000:0000:0000:ff00:0042:8329"));
@@ -114,7 +117,8 @@ static void test_mac(void)
 	CHECK(finds(scrub_mac_at, "link/ether 52:54:00:ab:cd:ef brd ff:ff:ff:ff:ff:ff",
 		    "52:54:00:ab:cd:ef"));
 	CHECK(finds(scrub_mac_at, "BOOTIF=01-52-54-00-AB-CD-EF", "01-52-54-00-AB-CD-EF"));
-	CHECK(finds(scrub_mac_at, "10.0.0.9 0x1 0x2 52:54:00:AB:CD:EF * eth0", "52:54:00:AB:CD:EF"));
+	CHECK(
+	    finds(scrub_mac_at, "10.0.0.9 0x1 0x2 52:54:00:AB:CD:EF * eth0", "52:54:00:AB:CD:EF"));
 	/* InfiniBand: 20 bytes */
 	CHECK(finds(scrub_mac_at, "00:00:10:29:fe:80:00:00:00:00:00:00:0c:42:a1:03:00:5d:2f:3e\n",
 		    "00:00:10:29:fe:80:00:00:00:00:00:00:0c:42:a1:03:00:5d:2f:3e"));
@@ -197,29 +201,34 @@ static json_t *seeded(void)
 	json_object_set_new(doc, "gpuvet_recording", json_integer(1));
 	json_object_set_new(doc, "files", json_object());
 	json_object_set_new(doc, "env", json_object());
-	json_object_set_new(doc, "uname", json_pack("{s:s, s:s, s:s}", "sysname", "Linux", "nodename",
-						    "gpu7.corp.example", "release", "6.8.0-87-generic"));
+	json_object_set_new(doc, "uname",
+			    json_pack("{s:s, s:s, s:s}", "sysname", "Linux", "nodename",
+				      "gpu7.corp.example", "release", "6.8.0-87-generic"));
 	json_object_set_new(doc, "description", json_string("alice's box gpu7, see 10.20.30.40"));
 
 	put_env(doc, "HOME", "/home/alice");
 	put_env(doc, "USER", "alice");
 	put_env(doc, "HOSTNAME", "gpu7");
-	put_env(doc, "PATH", "/home/alice/.local/bin:/home/alice/venv/bin:/usr/local/cuda/bin:/usr/bin");
+	put_env(doc, "PATH",
+		"/home/alice/.local/bin:/home/alice/venv/bin:/usr/local/cuda/bin:/usr/bin");
 	put_env(doc, "VIRTUAL_ENV", "/home/alice/venv");
 	put_env(doc, "CUDA_VISIBLE_DEVICES", "GPU-3F1E2D4C-5B6A-4978-8A9B-0C1D2E3F4A5B");
 	put_env(doc, "KUBERNETES_SERVICE_HOST", "fd12:3456:789a::1");
 	put_env(doc, "NV_CUDNN_VERSION", "9.14.0.64");
 	put_env(doc, "HF_TOKEN", "hf_abcdefSECRET");
 
-	json_object_set_new(dev0, "nvmlDeviceGetUUID", answer_s("GPU-3f1e2d4c-5b6a-4978-8a9b-0c1d2e3f4a5b"));
+	json_object_set_new(dev0, "nvmlDeviceGetUUID",
+			    answer_s("GPU-3f1e2d4c-5b6a-4978-8a9b-0c1d2e3f4a5b"));
 	json_object_set_new(dev0, "nvmlDeviceGetSerial", answer_s("1654123456789"));
 	json_object_set_new(dev0, "nvmlDeviceGetPciInfo",
 			    json_pack("[i, s, i, i]", 0, "00000000:00:06.0", 0, 6));
-	json_object_set_new(dev1, "nvmlDeviceGetUUID", answer_s("GPU-9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d"));
+	json_object_set_new(dev1, "nvmlDeviceGetUUID",
+			    answer_s("GPU-9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d"));
 	json_object_set_new(dev1, "nvmlDeviceGetSerial", answer_s("1654123456790"));
 	json_object_set_new(doc, "nvml",
-			    json_pack("{s:{s:[i,s]}, s:[o, o]}", "system", "nvmlSystemGetDriverVersion",
-				      0, "580.159.04", "devices", dev0, dev1));
+			    json_pack("{s:{s:[i,s]}, s:[o, o]}", "system",
+				      "nvmlSystemGetDriverVersion", 0, "580.159.04", "devices",
+				      dev0, dev1));
 
 	put_file(doc, "/etc/passwd",
 		 "root:x:0:0:root:/root:/bin/bash\n"
@@ -234,24 +243,29 @@ static json_t *seeded(void)
 	put_file(doc, "/etc/hostname", "gpu7\n");
 	put_file(doc, "/proc/sys/kernel/hostname", "gpu7\n");
 	put_file(doc, "/etc/hosts",
-		 "127.0.0.1 localhost\n127.0.1.1 gpu7.corp.example gpu7\n10.20.30.41 gpu8.corp.example gpu8\n"
+		 "127.0.0.1 localhost\n127.0.1.1 gpu7.corp.example gpu7\n10.20.30.41 "
+		 "gpu8.corp.example gpu8\n"
 		 "::1 ip6-localhost ip6-loopback\n");
 	put_file(doc, "/etc/resolv.conf", "nameserver 10.20.30.1\nsearch corp.example\n");
 	put_file(doc, "/etc/fstab",
 		 "UUID=0b7e5c1a-9d2f-4e3b-8a6c-1f2e3d4c5b6a / ext4 defaults 0 1\n"
 		 "UUID=ABCD-1234 /boot/efi vfat umask=0077 0 1\n"
 		 "10.20.30.5:/export/home /nfs nfs defaults 0 0\n");
-	put_file(doc, "/proc/cmdline",
-		 "BOOT_IMAGE=/boot/vmlinuz-6.8.0-87-generic root=UUID=0b7e5c1a-9d2f-4e3b-8a6c-1f2e3d4c5b6a "
-		 "ro iommu=pt nouveau.modeset=0 module_blacklist=nouveau,nvidiafb "
-		 "rd.driver.blacklist=nouveau vfio-pci.ids=10de:2335 "
-		 "ip=10.20.30.40::10.20.30.1:255.255.255.0:gpu7:eth0:off nfsroot=nas1:/export/alice "
-		 "BOOTIF=01-52-54-00-ab-cd-ef quiet -- --user alice\n");
+	put_file(
+	    doc, "/proc/cmdline",
+	    "BOOT_IMAGE=/boot/vmlinuz-6.8.0-87-generic "
+	    "root=UUID=0b7e5c1a-9d2f-4e3b-8a6c-1f2e3d4c5b6a "
+	    "ro iommu=pt nouveau.modeset=0 module_blacklist=nouveau,nvidiafb "
+	    "rd.driver.blacklist=nouveau vfio-pci.ids=10de:2335 "
+	    "ip=10.20.30.40::10.20.30.1:255.255.255.0:gpu7:eth0:off nfsroot=nas1:/export/alice "
+	    "BOOTIF=01-52-54-00-ab-cd-ef quiet -- --user alice\n");
 	put_file(doc, "/var/log/apt/history.log",
 		 "\nStart-Date: 2025-10-10  18:00:55\n"
-		 "Commandline: /usr/bin/apt-get install -y nvidia-driver-580 -o Dir::Cache=/home/alice/c\n"
+		 "Commandline: /usr/bin/apt-get install -y nvidia-driver-580 -o "
+		 "Dir::Cache=/home/alice/c\n"
 		 "Requested-By: alice (1000)\n"
-		 "Install: nvidia-driver-580:amd64 (580.159.04-0ubuntu1), libcudnn9-cuda-13:amd64 (9.14.0.64-1)\n"
+		 "Install: nvidia-driver-580:amd64 (580.159.04-0ubuntu1), libcudnn9-cuda-13:amd64 "
+		 "(9.14.0.64-1)\n"
 		 "End-Date: 2025-10-10  18:01:30\n");
 	put_file(doc, "/sys/class/net/eth0/address", "52:54:00:ab:cd:ef\n");
 	put_file(doc, "/sys/class/net/bond0/address", "52:54:00:ab:cd:ef\n");
@@ -271,12 +285,15 @@ static json_t *seeded(void)
 		 "Model: \t\t NVIDIA H200\nGPU UUID: \t GPU-3F1E2D4C-5B6A-4978-8A9B-0C1D2E3F4A5B\n"
 		 "Bus Location: \t 0000:00:06.0\nGPU Firmware: \t 580.159.04\n");
 	put_file(doc, "/dev/kmsg",
-		 "6,400,5000000,-;NVRM: GPU at PCI:0000:00:07: GPU-9A8B7C6D-5E4F-4A3B-9C2D-1E0F2A3B4C5D\n"
+		 "6,400,5000000,-;NVRM: GPU at PCI:0000:00:07: "
+		 "GPU-9A8B7C6D-5E4F-4A3B-9C2D-1E0F2A3B4C5D\n"
 		 "6,401,5000001,-;NVRM: GPU Board Serial Number: 1654123456790\n");
-	put_file(doc, "/home/alice/venv/pyvenv.cfg", "home = /home/alice/.pyenv/versions/3.12.3/bin\n");
+	put_file(doc, "/home/alice/venv/pyvenv.cfg",
+		 "home = /home/alice/.pyenv/versions/3.12.3/bin\n");
 	put_file(doc, "/home/jo/notes", "jo was here\n");
 	put_file(doc, "/home/torch/x", "x\n");
-	put_file(doc, "/opt/torch/.venv/lib/python3.12/site-packages/torch-2.11.0.dist-info/METADATA",
+	put_file(doc,
+		 "/opt/torch/.venv/lib/python3.12/site-packages/torch-2.11.0.dist-info/METADATA",
 		 "Name: torch\nVersion: 2.11.0\n"
 		 "Requires-Dist: nvidia-cudnn-cu13==9.19.0.56; platform_system == \"Linux\"\n");
 	put_entry(doc, "/opt/torch/.venv/lib/python3.12/site-packages", "dir",
@@ -286,7 +303,8 @@ static json_t *seeded(void)
 	put_entry(doc, "/home", "dir", json_pack("[s, s, s]", "alice", "jo", "torch"));
 	put_entry(doc, "/dev/disk/by-uuid", "dir",
 		  json_pack("[s, s]", "0b7e5c1a-9d2f-4e3b-8a6c-1f2e3d4c5b6a", "ABCD-1234"));
-	put_entry(doc, "/dev/disk/by-id", "dir", json_pack("[s]", "nvme-Samsung_SSD_980_S5GXNF0R123456A"));
+	put_entry(doc, "/dev/disk/by-id", "dir",
+		  json_pack("[s]", "nvme-Samsung_SSD_980_S5GXNF0R123456A"));
 	put_entry(doc, "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c",
 		  "hex", json_string("0600000001"));
 	h = hex_of(cmd, sizeof(cmd) - 1);
@@ -297,7 +315,8 @@ static json_t *seeded(void)
 	h = hex_of(cache, sizeof(cache) - 1);
 	put_entry(doc, "/etc/ld.so.cache", "hex", json_string(h));
 	free(h);
-	put_entry(doc, "/usr/local/nvidia/lib64/libcuda.so.1", "link", json_string("libcuda.so.580.159.04"));
+	put_entry(doc, "/usr/local/nvidia/lib64/libcuda.so.1", "link",
+		  json_string("libcuda.so.580.159.04"));
 	return doc;
 }
 
@@ -319,13 +338,15 @@ static bool has(const char *text, const char *needle)
 
 static void test_scrub_removes_identifiers(void)
 {
+	/* clang-format off */
 	static const char *const gone[] = {
 		"alice", "gpu7", "gpu8", "corp.example", "10.20.30", "fd12:3456", "52:54:00",
 		"52-54-00", "fe80::5054", "0c:42:a1", "3f1e2d4c", "9a8b7c6d", "0b7e5c1a",
 		"ABCD-1234", "S5GXNF0R123456A", "4c4c4544", "1654123456789", "1654123456790",
 		"VMW-7421", "Alice Example", "Requested-By", "$6$salt", "train.py", "hf_abcdef",
-		"mlteam", "nas1", "/home/jo/", "/home/torch/", "616c696365" /* alice in hex */,
+		"mlteam", "nas1", "/home/jo/", "/home/torch/", "616c696365" /* alice in hex */
 	};
+	/* clang-format on */
 	char *text = scrubbed_text();
 	size_t i;
 
@@ -342,17 +363,20 @@ static void test_scrub_removes_identifiers(void)
 
 static void test_scrub_keeps_what_doctor_reads(void)
 {
+	/* clang-format off */
 	static const char *const kept[] = {
 		"iommu=pt", "nouveau.modeset=0", "module_blacklist=nouveau,nvidiafb",
 		"rd.driver.blacklist=nouveau", "vfio-pci.ids=10de:2335", "0000:00:06.0",
 		"00000000:00:06.0", "580.159.04", "9.14.0.64-1", "nvidia-cudnn-cu13==9.19.0.56",
 		"nvidia_cudnn_cu13-9.19.0.56.dist-info", "\\\"version\\\" : \\\"1.15.1.6\\\"",
 		"Install: nvidia-driver-580:amd64 (580.159.04-0ubuntu1)",
-		"Start-Date: 2025-10-10  18:00:55", "Commandline: apt-get\\n",
-		"/opt/torch/.venv", "SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c",
-		"root:x:0:0:root:/root:/bin/bash", "adm:x:4:ubuntu,", "\"NV_CUDNN_VERSION\": \"9.14.0.64\"",
-		"127.0.0.1 localhost", "netmask 255.255.255.0", "ff:ff:ff:ff:ff:ff", "KVM", "Linux", "6.8.0-87-generic",
+		"Start-Date: 2025-10-10  18:00:55", "Commandline: apt-get\\n", "/opt/torch/.venv",
+		"SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c",
+		"root:x:0:0:root:/root:/bin/bash", "adm:x:4:ubuntu,",
+		"\"NV_CUDNN_VERSION\": \"9.14.0.64\"", "127.0.0.1 localhost",
+		"netmask 255.255.255.0", "ff:ff:ff:ff:ff:ff", "KVM", "Linux", "6.8.0-87-generic",
 	};
+	/* clang-format on */
 	char *text = scrubbed_text();
 	size_t i;
 
@@ -376,7 +400,8 @@ static const char *file_str(json_t *doc, const char *path)
 
 static const char *file_field(json_t *doc, const char *path, const char *key)
 {
-	return json_string_value(json_object_get(json_object_get(json_object_get(doc, "files"), path), key));
+	return json_string_value(
+	    json_object_get(json_object_get(json_object_get(doc, "files"), path), key));
 }
 
 static void test_scrub_stable_placeholders(void)
@@ -389,16 +414,19 @@ static void test_scrub_stable_placeholders(void)
 	env = json_object_get(doc, "env");
 	devs = json_object_get(json_object_get(doc, "nvml"), "devices");
 	/* GPU i is placeholder i, whatever the case or prefix it is written with */
-	CHECK_STR(json_string_value(json_array_get(json_object_get(json_array_get(devs, 0), "nvmlDeviceGetUUID"), 1)),
+	CHECK_STR(json_string_value(json_array_get(
+		      json_object_get(json_array_get(devs, 0), "nvmlDeviceGetUUID"), 1)),
 		  "GPU-00000000-0000-0000-0000-000000000000");
-	CHECK_STR(json_string_value(json_array_get(json_object_get(json_array_get(devs, 1), "nvmlDeviceGetUUID"), 1)),
+	CHECK_STR(json_string_value(json_array_get(
+		      json_object_get(json_array_get(devs, 1), "nvmlDeviceGetUUID"), 1)),
 		  "GPU-00000000-0000-0000-0000-000000000001");
 	CHECK_STR(json_string_value(json_object_get(env, "CUDA_VISIBLE_DEVICES")),
 		  "GPU-00000000-0000-0000-0000-000000000000");
 	CHECK(strstr(file_str(doc, "/dev/kmsg"), "GPU-00000000-0000-0000-0000-000000000001"));
 	CHECK(strstr(file_str(doc, "/proc/driver/nvidia/gpus/0000:00:06.0/information"),
 		     "GPU-00000000-0000-0000-0000-000000000000"));
-	CHECK_STR(json_string_value(json_array_get(json_object_get(json_array_get(devs, 0), "nvmlDeviceGetSerial"), 1)),
+	CHECK_STR(json_string_value(json_array_get(
+		      json_object_get(json_array_get(devs, 0), "nvmlDeviceGetSerial"), 1)),
 		  "0000000000000");
 	/* the user's home: the same placeholder in env values, file paths and contents */
 	CHECK_STR(json_string_value(json_object_get(env, "VIRTUAL_ENV")), "/home/user1/venv");
@@ -411,7 +439,8 @@ static void test_scrub_stable_placeholders(void)
 	CHECK(file_str(doc, "/home/user2/notes"));
 	CHECK_STR(file_str(doc, "/home/user2/notes"), "jo was here\n");
 	CHECK(file_str(doc, "/home/user3/x"));
-	CHECK(file_str(doc, "/opt/torch/.venv/lib/python3.12/site-packages/torch-2.11.0.dist-info/METADATA"));
+	CHECK(file_str(
+	    doc, "/opt/torch/.venv/lib/python3.12/site-packages/torch-2.11.0.dist-info/METADATA"));
 	/* host and domain */
 	CHECK_STR(json_string_value(json_object_get(json_object_get(doc, "uname"), "nodename")),
 		  "host1.domain1.example");
@@ -420,11 +449,13 @@ static void test_scrub_stable_placeholders(void)
 	CHECK(strstr(file_str(doc, "/etc/hosts"), "127.0.1.1 host1.domain1.example host1\n"));
 	/* addresses: one placeholder per address, the same wherever it appears */
 	CHECK(str_starts(file_str(doc, "/sys/class/net/eth0/address"), "02:00:00:00:00:"));
-	CHECK_STR(file_str(doc, "/sys/class/net/eth0/address"), file_str(doc, "/sys/class/net/bond0/address"));
+	CHECK_STR(file_str(doc, "/sys/class/net/eth0/address"),
+		  file_str(doc, "/sys/class/net/bond0/address"));
 	cmdline = file_str(doc, "/proc/cmdline");
 	CHECK(strstr(cmdline, "BOOTIF=02-00-00-00-00-00-"));
 	CHECK(strstr(cmdline, "root=UUID=00000000-0000-0000-0000-000000000002 "));
-	CHECK(strstr(file_str(doc, "/etc/fstab"), "UUID=00000000-0000-0000-0000-000000000002 / ext4"));
+	CHECK(strstr(file_str(doc, "/etc/fstab"),
+		     "UUID=00000000-0000-0000-0000-000000000002 / ext4"));
 	CHECK(strstr(file_str(doc, "/etc/fstab"), "UUID=disk1 /boot/efi"));
 	CHECK(str_starts(file_str(doc, "/etc/resolv.conf"), "nameserver 192.0.2."));
 	str_copy(gw, file_str(doc, "/etc/resolv.conf") + strlen("nameserver "), sizeof(gw));
@@ -433,7 +464,8 @@ static void test_scrub_stable_placeholders(void)
 	CHECK(strlen(file_str(doc, "/sys/class/net/ib0/address")) == 60);
 	CHECK(str_starts(file_str(doc, "/sys/class/net/ib0/address"),
 			 "02:00:00:00:00:00:00:00:00:00:00:00:00:00:00:00:00:00:"));
-	CHECK(strstr(json_string_value(json_object_get(env, "KUBERNETES_SERVICE_HOST")), "2001:db8::"));
+	CHECK(strstr(json_string_value(json_object_get(env, "KUBERNETES_SERVICE_HOST")),
+		     "2001:db8::"));
 	CHECK_STR(json_string_value(json_object_get(env, "HF_TOKEN")), "scrubbed");
 	/* a process keeps its executable, not its arguments */
 	CHECK_STR(file_field(doc, "/proc/4242/cmdline", "hex"),
@@ -443,7 +475,7 @@ static void test_scrub_stable_placeholders(void)
 	/* a binary file keeps its size */
 	CHECK(strlen(file_field(doc, "/etc/ld.so.cache", "hex")) ==
 	      2 * strlen("ld.so-1.7.0") + 2 + 2 * strlen("/home/alice/lib/libfoo.so") + 2 +
-		      2 * strlen("/usr/lib/libbar.so"));
+		  2 * strlen("/usr/lib/libbar.so"));
 	json_decref(doc);
 }
 
