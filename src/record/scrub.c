@@ -33,10 +33,11 @@
 
 /* ---- rewriting text ------------------------------------------------------------------------- */
 
+/* Characters that continue a word: a host "node" is not in "numa_node", a host "gpu7" not in
+ * "gpu7-ib0" (host and domain labels hold '-'). */
 static bool word_char(char c, enum scrub_kind k)
 {
-	/* host and domain labels hold '-': "gpu7-ib0" is another name */
-	return scrub_is_alnum(c) || ((k == K_HOST || k == K_DOMAIN) && c == '-');
+	return scrub_is_alnum(c) || c == '_' || ((k == K_HOST || k == K_DOMAIN) && c == '-');
 }
 
 static size_t word_at(struct scrub *s, const char *text, size_t at, struct strbuf *out)
@@ -48,6 +49,8 @@ static size_t word_at(struct scrub *s, const char *text, size_t at, struct strbu
 		size_t len = strlen(it->from);
 		char next;
 
+		if (!it->word && !s->own_place)
+			continue;
 		if (tolower((unsigned char)text[at]) != tolower((unsigned char)it->from[0]) ||
 		    strncasecmp(text + at, it->from, len) != 0)
 			continue;
@@ -601,6 +604,19 @@ static void scrub_dir_entry(struct scrub *s, const char *path, json_t *name)
 	free(full);
 }
 
+/* Files that exist to hold a user's or a host's name. */
+static bool own_place_file(const char *path)
+{
+	static const char *const own[] = {"/etc/hostname", "/proc/sys/kernel/hostname",
+					  "/etc/mailname", "/etc/hosts"};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(own); i++)
+		if (strcmp(path, own[i]) == 0)
+			return true;
+	return false;
+}
+
 static void scrub_file(struct scrub *s, const char *path, json_t *v)
 {
 	json_t *c, *name;
@@ -609,7 +625,9 @@ static void scrub_file(struct scrub *s, const char *path, json_t *v)
 
 	c = json_is_object(v) ? json_object_get(v, "content") : v;
 	if (json_is_string(c)) {
+		s->own_place = own_place_file(path);
 		t = scrub_content(s, path, json_string_value(c));
+		s->own_place = false;
 		json_string_set(c, t);
 		free(t);
 	}
@@ -621,7 +639,8 @@ static void scrub_file(struct scrub *s, const char *path, json_t *v)
 		free(t);
 	}
 	set_scrubbed(s, json_object_get(v, "link"));
-	json_array_foreach(json_object_get(v, "dir"), i, name) scrub_dir_entry(s, path, name);
+	json_array_foreach(json_object_get(v, "dir"), i, name)
+		scrub_dir_entry(s, path, name);
 }
 
 /* The files object rebuilt with scrubbed paths as keys (a user's home is in the path). */
@@ -633,8 +652,7 @@ static void scrub_files(struct scrub *s, json_t *doc)
 	if (!json_is_object(files))
 		return;
 	out = json_object();
-	json_object_foreach(files, path, v)
-	{
+	json_object_foreach(files, path, v) {
 		char *key;
 
 		s->keep_uuids = str_starts(path, "/sys/firmware/efi/");
@@ -647,6 +665,19 @@ static void scrub_files(struct scrub *s, json_t *doc)
 	}
 	s->keep_uuids = false;
 	json_object_set_new(doc, "files", out);
+}
+
+/* Variables that exist to hold a user's or a host's name. */
+static bool env_is_own_place(const char *name)
+{
+	static const char *const own[] = {"USER", "LOGNAME", "SUDO_USER", "USERNAME", "HOME",
+					  "HOSTNAME"};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(own); i++)
+		if (strcmp(name, own[i]) == 0)
+			return true;
+	return false;
 }
 
 static bool env_is_secret(const char *name)
@@ -670,9 +701,11 @@ static void scrub_values(struct scrub *s, json_t *j)
 	if (json_is_string(j))
 		set_scrubbed(s, j);
 	else if (json_is_array(j))
-		json_array_foreach(j, i, v) scrub_values(s, v);
+		json_array_foreach(j, i, v)
+			scrub_values(s, v);
 	else if (json_is_object(j))
-		json_object_foreach(j, key, v) scrub_values(s, v);
+		json_object_foreach(j, key, v)
+			scrub_values(s, v);
 }
 
 static const struct scrub *sort_state;
@@ -697,7 +730,7 @@ void scrub_recording(json_t *doc)
 	memset(&s, 0, sizeof(s));
 	scrub_learn(&s, doc);
 	for (i = 0; i < s.n; i++)
-		if (s.items[i].word && s.items[i].kind <= K_SERIAL) {
+		if (s.items[i].kind <= K_SERIAL) {
 			s.words = xrealloc(s.words, (s.nwords + 1) * sizeof(*s.words));
 			s.words[s.nwords++] = i;
 		}
@@ -708,21 +741,25 @@ void scrub_recording(json_t *doc)
 	sort_state = NULL;
 
 	scrub_files(&s, doc);
-	json_object_foreach(env, key, v)
-	{
+	json_object_foreach(env, key, v) {
 		if (json_is_string(v) && env_is_secret(key))
 			json_string_set(v, "scrubbed");
 		/* NV_CUDNN_VERSION=9.14.0.64 is a version, whatever it looks like */
-		else if (!strstr(key, "VERSION"))
+		else if (!strstr(key, "VERSION")) {
+			s.own_place = env_is_own_place(key);
 			set_scrubbed(&s, v);
+			s.own_place = false;
+		}
 	}
-	json_object_foreach(doc, key, v)
-	{
+	json_object_foreach(doc, key, v) {
 		for (i = 0; i < ARRAY_SIZE(provenance); i++)
 			if (strcmp(key, provenance[i]) == 0)
 				break;
-		if (i == ARRAY_SIZE(provenance))
+		if (i == ARRAY_SIZE(provenance)) {
+			s.own_place = strcmp(key, "uname") == 0;
 			scrub_values(&s, v);
+			s.own_place = false;
+		}
 	}
 
 	free(s.words);

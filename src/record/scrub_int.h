@@ -38,10 +38,12 @@ struct scrub {
 	struct scrub_item *items;
 	size_t n;
 	unsigned next[K_COUNT];
-	size_t *words; /* indices of the word items, longest first (items grows while
+	size_t *words; /* indices of the name items, longest first (items grows while
 			* rewriting: pointers into it would not last) */
 	size_t nwords;
 	bool keep_uuids; /* the string names EFI variables: their vendor GUIDs name no machine */
+	bool own_place;	 /* the string is where names belong (uname, /etc/hostname, $USER): names
+			  * that are not words anywhere are replaced here too */
 };
 
 static inline bool scrub_is_alnum(char c)

@@ -371,13 +371,13 @@ static void walk_strings(struct scrub *s, json_t *j, void (*fn)(struct scrub *, 
 	if (json_is_string(j)) {
 		fn(s, json_string_value(j));
 	} else if (json_is_object(j)) {
-		json_object_foreach(j, key, v)
-		{
+		json_object_foreach(j, key, v) {
 			fn(s, key);
 			walk_strings(s, v, fn);
 		}
 	} else if (json_is_array(j)) {
-		json_array_foreach(j, i, v) walk_strings(s, v, fn);
+		json_array_foreach(j, i, v)
+			walk_strings(s, v, fn);
 	}
 }
 
@@ -394,8 +394,7 @@ static void learn_gpus(struct scrub *s, json_t *doc)
 	json_t *dev;
 	size_t i;
 
-	json_array_foreach(devs, i, dev)
-	{
+	json_array_foreach(devs, i, dev) {
 		json_t *uuid = json_array_get(json_object_get(dev, "nvmlDeviceGetUUID"), 1);
 		json_t *serial = json_array_get(json_object_get(dev, "nvmlDeviceGetSerial"), 1);
 		char to[64];
@@ -464,9 +463,10 @@ static void learn_home_dir(struct scrub *s, const char *home)
 		learn_user(s, slash + 1);
 }
 
-/* Path prefixes that belong to the system: a learned name that is a folder under one of
- * them ("torch" in /opt/torch/.venv) is a word the machine uses, so it is replaced only in
- * its own places (its home folder, the account files), never as a word. */
+/* Path prefixes that belong to the system: a learned user, group or host name that is a
+ * folder under one of them ("torch" in /opt/torch/.venv) is a word the machine uses, so it
+ * is replaced only in its own places (its home folder, the account files, uname and the
+ * host name files, $USER and $HOSTNAME), never as a word. */
 static const char *const system_prefixes[] = {"/usr/",  "/lib/",  "/lib32/", "/lib64/",
 					      "/bin/",  "/sbin/", "/dev/",   "/sys/",
 					      "/proc/", "/boot/", "/opt/"};
@@ -496,7 +496,8 @@ static void guard_string(struct scrub *s, const char *str)
 			for (t = 0; t < s->n; t++) {
 				struct scrub_item *it = &s->items[t];
 
-				if ((it->kind == K_USER || it->kind == K_GROUP) && it->word &&
+				if ((it->kind == K_USER || it->kind == K_GROUP || it->kind == K_HOST) &&
+				    it->word &&
 				    strlen(it->from) == k - start &&
 				    strncasecmp(it->from, str + start, k - start) == 0)
 					it->word = false;
@@ -523,10 +524,12 @@ void scrub_learn(struct scrub *s, json_t *doc)
 	each_record(s, file_text(files, "/etc/passwd"), ':', learn_passwd_line);
 	each_record(s, file_text(files, "/etc/group"), ':', learn_group_line);
 	/* the folders in /home are the users' */
-	json_array_foreach(json_object_get(json_object_get(files, "/home"), "dir"), i,
-			   name) if (json_is_string(name)) learn_user(s, json_string_value(name));
-	json_array_foreach(json_object_get(json_object_get(files, "/Users"), "dir"), i,
-			   name) if (json_is_string(name)) learn_user(s, json_string_value(name));
+	json_array_foreach(json_object_get(json_object_get(files, "/home"), "dir"), i, name)
+		if (json_is_string(name))
+			learn_user(s, json_string_value(name));
+	json_array_foreach(json_object_get(json_object_get(files, "/Users"), "dir"), i, name)
+		if (json_is_string(name))
+			learn_user(s, json_string_value(name));
 	walk_strings(s, doc, learn_any);
 
 	learn_host(s,

@@ -479,6 +479,37 @@ static void test_scrub_stable_placeholders(void)
 	json_decref(doc);
 }
 
+/* A host called "node" is a word the system uses (/sys/devices/system/node): it stays in
+ * paths and inside other words ("numa_node") and is replaced only where host names live; a
+ * two-letter user likewise only in $USER and its home. */
+static void test_scrub_system_words(void)
+{
+	json_t *doc = json_object(), *files = json_object(), *env = json_object();
+
+	json_object_set_new(doc, "gpuvet_recording", json_integer(1));
+	json_object_set_new(doc, "files", files);
+	json_object_set_new(doc, "env", env);
+	json_object_set_new(doc, "uname", json_pack("{s:s}", "nodename", "node"));
+	put_env(doc, "HOSTNAME", "node");
+	put_env(doc, "USER", "jo");
+	put_env(doc, "HOME", "/home/jo");
+	put_file(doc, "/etc/hostname", "node\n");
+	put_file(doc, "/sys/bus/pci/devices/0000:00:06.0/numa_node", "0\n");
+	put_file(doc, "/sys/devices/system/node/online", "0-1\n");
+	put_file(doc, "/proc/1/comm", "jo_trainer\n");
+	scrub_recording(doc);
+	CHECK_STR(json_string_value(json_object_get(json_object_get(doc, "uname"), "nodename")),
+		  "host1");
+	CHECK_STR(json_string_value(json_object_get(env, "HOSTNAME")), "host1");
+	CHECK_STR(file_str(doc, "/etc/hostname"), "host1\n");
+	CHECK_STR(json_string_value(json_object_get(env, "USER")), "user1");
+	CHECK_STR(json_string_value(json_object_get(env, "HOME")), "/home/user1");
+	CHECK_STR(file_str(doc, "/sys/bus/pci/devices/0000:00:06.0/numa_node"), "0\n");
+	CHECK_STR(file_str(doc, "/sys/devices/system/node/online"), "0-1\n");
+	CHECK_STR(file_str(doc, "/proc/1/comm"), "jo_trainer\n");
+	json_decref(doc);
+}
+
 /* A recording scrubbed twice is the recording scrubbed once. */
 static void test_scrub_idempotent(void)
 {
@@ -513,6 +544,7 @@ int main(void)
 	RUN(test_scrub_removes_identifiers);
 	RUN(test_scrub_keeps_what_doctor_reads);
 	RUN(test_scrub_stable_placeholders);
+	RUN(test_scrub_system_words);
 	RUN(test_scrub_idempotent);
 	return TEST_DONE();
 }
