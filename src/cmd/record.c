@@ -34,7 +34,13 @@ static const char usage[] =
 	"machine.\n"
 	"\n"
 	"options:\n"
-	"  --scrub            replace GPU serial numbers, UUIDs and the host name\n"
+	"  --scrub            for a file that leaves the site: replace user and group names\n"
+	"                     (home folders too), host and domain names, IP and MAC addresses,\n"
+	"                     UUIDs, serial numbers and disk ids with placeholders (user1,\n"
+	"                     host1, 192.0.2.1, ...); drop the kernel command line values\n"
+	"                     doctor does not read, the apt history's Commandline arguments\n"
+	"                     and Requested-By lines, and process arguments\n"
+	"                     (docs/scenarios.md lists it all)\n"
 	"  -m, --message TEXT a description stored in the file\n"
 	"  -h, --help         this help\n";
 

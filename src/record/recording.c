@@ -22,6 +22,7 @@
 #include "../util/strbuf.h"
 #include "../util/util.h"
 #include "recorder.h"
+#include "scrub.h"
 
 static json_t *doc;
 /* probe.c queries GPUs from several threads at once; jansson is not thread-safe */
@@ -431,87 +432,6 @@ void rec_missing_symbol(const char *lib, const char *symbol)
 
 /* ---- writing ------------------------------------------------------------------------------- */
 
-struct scrub_pair {
-	char *from, *to;
-};
-
-static void scrub_add(struct scrub_pair **pairs, size_t *n, const char *from, const char *to)
-{
-	size_t i;
-
-	if (!from || strlen(from) < 4)
-		return;
-	for (i = 0; i < *n; i++)
-		if (strcmp((*pairs)[i].from, from) == 0)
-			return;
-	*pairs = xrealloc(*pairs, (*n + 1) * sizeof(**pairs));
-	(*pairs)[*n].from = xstrdup(from);
-	(*pairs)[*n].to = xstrdup(to);
-	(*n)++;
-}
-
-static char *replace_all(char *text, const char *from, const char *to)
-{
-	struct strbuf out;
-	const char *p = text, *hit;
-	size_t fl = strlen(from);
-
-	sb_init(&out);
-	while ((hit = strstr(p, from)) != NULL) {
-		sb_add(&out, p, (size_t)(hit - p));
-		sb_adds(&out, to);
-		p = hit + fl;
-	}
-	sb_adds(&out, p);
-	free(text);
-	return sb_detach(&out);
-}
-
-/* Serials, UUIDs and the host name, replaced everywhere by stable placeholders. */
-static char *scrub(char *text)
-{
-	struct scrub_pair *pairs = NULL;
-	size_t n = 0, i;
-	json_t *devs = json_object_get(json_object_get(doc, "nvml"), "devices");
-	json_t *dev;
-	json_t *un = json_object_get(doc, "uname");
-
-	json_array_foreach(devs, i, dev) {
-		json_t *uuid = json_array_get(json_object_get(dev, "nvmlDeviceGetUUID"), 1);
-		json_t *serial = json_array_get(json_object_get(dev, "nvmlDeviceGetSerial"), 1);
-		char to[64];
-
-		if (json_is_string(uuid)) {
-			const char *u = json_string_value(uuid);
-
-			str_fmt(to, sizeof(to), "GPU-00000000-0000-0000-0000-%012zu", i);
-			scrub_add(&pairs, &n, u, to);
-			/* /proc and CUDA spell it in lower case without the prefix too */
-			if (str_starts(u, "GPU-")) {
-				str_fmt(to, sizeof(to), "00000000-0000-0000-0000-%012zu", i);
-				scrub_add(&pairs, &n, u + 4, to);
-			}
-		}
-		if (json_is_string(serial)) {
-			str_fmt(to, sizeof(to), "%013zu", i);
-			scrub_add(&pairs, &n, json_string_value(serial), to);
-		}
-	}
-	/* short host names ("vm") would match inside other words: only long ones are replaced
-	 * everywhere; the uname entry itself is replaced before the text is made */
-	if (un && json_is_string(json_object_get(un, "nodename")) &&
-	    strlen(json_string_value(json_object_get(un, "nodename"))) >= 6)
-		scrub_add(&pairs, &n, json_string_value(json_object_get(un, "nodename")),
-			  "scrubbed-host");
-	for (i = 0; i < n; i++) {
-		text = replace_all(text, pairs[i].from, pairs[i].to);
-		free(pairs[i].from);
-		free(pairs[i].to);
-	}
-	free(pairs);
-	return text;
-}
-
 static int rec_write_locked(const char *path, const struct rec_meta *meta, struct err *e)
 {
 	char stamp[64];
@@ -529,29 +449,11 @@ static int rec_write_locked(const char *path, const struct rec_meta *meta, struc
 	json_object_set_new(doc, "scrubbed", json_boolean(meta->scrub));
 	if (meta->description)
 		json_object_set_new(doc, "description", json_string(meta->description));
+	if (meta->scrub)
+		scrub_recording(doc);
 	text = json_dumps(doc, JSON_INDENT(1) | JSON_SORT_KEYS);
 	if (!text)
 		return err_set(e, EXIT_ERROR, "cannot serialise the recording");
-	if (meta->scrub) {
-		json_t *un = json_object_get(doc, "uname");
-
-		text = scrub(text);
-		if (json_is_object(un) && json_is_string(json_object_get(un, "nodename"))) {
-			/* re-serialise with the host name replaced in uname too */
-			json_error_t je;
-			json_t *again = json_loads(text, 0, &je);
-
-			if (again) {
-				json_object_set_new(json_object_get(again, "uname"), "nodename",
-						    json_string("scrubbed-host"));
-				free(text);
-				text = json_dumps(again, JSON_INDENT(1) | JSON_SORT_KEYS);
-				json_decref(again);
-				if (!text)
-					return err_set(e, EXIT_ERROR, "cannot serialise the recording");
-			}
-		}
-	}
 	if (strcmp(path, "-") == 0) {
 		f = stdout;
 	} else if (!(f = fopen(path, "we"))) {

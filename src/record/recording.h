@@ -14,7 +14,7 @@
 struct rec_meta {
 	const char *version;	 /* gpuvet's version */
 	const char *description; /* optional free text */
-	bool scrub;		 /* replace serials, UUIDs and the host name */
+	bool scrub;		 /* replace what identifies a person or a site (scrub.h) */
 };
 
 /* Write what was captured since rec_start() to path ("-" for stdout). */
