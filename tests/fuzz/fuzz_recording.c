@@ -1,9 +1,16 @@
 /*
- * fuzz_recording.c: libFuzzer target for the recording loader and unpacker (record/replay.c).
- * Every input is written to a file and replayed into a scratch folder; crashes, leaks and
- * undefined behaviour are the findings. `make fuzz` runs it (clang, -fsanitize=fuzzer).
+ * fuzz_recording.c: libFuzzer target for the recording loader (record/replay.c): the JSON, the
+ * "derive" chain with its merge and GPU replication, and every check on what a recording holds.
+ * tests/fuzz/run.sh runs it; the seeds are the committed scenarios, whole.
+ *
+ * A scenario derives from a base by a path relative to its own file ("../h200x2.json",
+ * "x2.json", "row10-gpu-lost.json"). So each input is written as a file in the folder named
+ * by GPUVET_FUZZ_SCENARIOS, which run.sh fills with copies of the scenarios laid out so that
+ * every committed "derive" resolves from there: a mutated fault still loads its real base.
  */
+#include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +20,10 @@
 #include "record/recording.h"
 #include "util/err.h"
 
+static char input_path[PATH_MAX];
+static const char *scratch_parent;
+static int verbose; /* GPUVET_FUZZ_VERBOSE=1: say why each refused input was refused */
+
 static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;
@@ -21,27 +32,53 @@ static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *
 	return remove(p);
 }
 
+/* The one call under test: load (and check) the recording at path. replay_unpack also writes
+ * the tree a replay reads into a scratch folder; a loader that works in memory replaces this
+ * body with its own call. */
+static void load_recording(const char *path)
+{
+	char dir[PATH_MAX];
+	struct err e;
+
+	snprintf(dir, sizeof(dir), "%s/gpuvet-fuzzdir-XXXXXX", scratch_parent);
+	if (!mkdtemp(dir))
+		abort(); /* the machine, not the input: stop rather than fuzz nothing */
+	memset(&e, 0, sizeof(e));
+	if (replay_unpack(path, dir, &e) != 0 && verbose)
+		fprintf(stderr, "fuzz_recording: refused: %s\n", e.msg);
+	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	const char *dir = getenv("GPUVET_FUZZ_SCENARIOS");
+
+	(void)argc;
+	(void)argv;
+	/* a replay tree is thousands of small files: tmpfs makes and removes them fastest */
+	scratch_parent = access("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm" : "/tmp";
+	if (!dir || !*dir) {
+		fprintf(stderr, "fuzz_recording: GPUVET_FUZZ_SCENARIOS is not set: \"derive\" "
+				"will not find its bases\n");
+		dir = scratch_parent;
+	}
+	snprintf(input_path, sizeof(input_path), "%s/.fuzz-input-%ld.json", dir, (long)getpid());
+	verbose = getenv("GPUVET_FUZZ_VERBOSE") != NULL;
+	/* the fake libraries are linked to, never loaded: any folder name will do */
+	setenv("GPUVET_REPLAY_LIBDIR", "/nonexistent", 1);
+	return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char file[] = "/tmp/gpuvet-fuzz-XXXXXX";
-	char dir[] = "/tmp/gpuvet-fuzzdir-XXXXXX";
-	struct err e;
-	int fd = mkstemp(file);
+	int fd = open(input_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 
-	if (fd < 0)
-		return 0;
-	if (write(fd, data, size) != (ssize_t)size) {
-		close(fd);
-		unlink(file);
-		return 0;
+	if (fd < 0 || write(fd, data, size) != (ssize_t)size) {
+		perror(input_path);
+		abort();
 	}
 	close(fd);
-	if (mkdtemp(dir)) {
-		memset(&e, 0, sizeof(e));
-		setenv("GPUVET_REPLAY_LIBDIR", "/nonexistent", 1);
-		replay_unpack(file, dir, &e);
-		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	}
-	unlink(file);
+	load_recording(input_path);
+	unlink(input_path);
 	return 0;
 }
