@@ -63,7 +63,7 @@ struct field_list {
 	const char **names; /* each field as the list spells it, trimmed: the column headers */
 	size_t n;
 	const char *unknown; /* the first name that is no field, or NULL */
-	char *buf;	     /* the copy of the list that names and unknown point into */
+	char *buf;           /* the copy of the list that names and unknown point into */
 };
 /* Split list at commas, trim blanks, skip empty names and look each one up. Returns 0 (n may
  * be 0), or -1 with l->unknown set; either way l holds heap memory: field_list_free(l). */

@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data, size);
 	text[size] = '\0';
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		/* the sizes python.c passes: 64 for torch's, 256 for TensorFlow's, 8 for booleans */
+		/* python.c passes 64 (torch), 256 (TensorFlow) and 8 (booleans) */
 		char small[8], mid[64], big[256], archs[160];
 
 		python_value(text, keys[i], small, sizeof(small));

@@ -50,7 +50,8 @@ seed_dir() {
 
 # Inputs up to a quarter above the largest seed: a whole recording (200-320 KiB) and then some.
 max_len() {
-	m=$(find "$(seed_dir "$1")" -type f -exec wc -c {} + | awk '$2 != "total" && $1 > m { m = $1 } END { print m + 0 }')
+	m=$(find "$(seed_dir "$1")" -type f -exec wc -c {} + |
+		awk '$2 != "total" && $1 > m { m = $1 } END { print m + 0 }')
 	m=$((m + m / 4))
 	[ "$m" -lt 4096 ] && m=4096
 	echo "$m"
@@ -96,7 +97,8 @@ for t in $targets; do
 	execs=$(echo "$stat" | sed -nE 's/.* exec\/s: ([0-9]+).*/\1/p')
 	runs=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+).*/\1/p' "$d/log")
 	figures="cov ${cov:-?} ft ${ft:-?} exec/s ${execs:-?} runs ${runs:-?} corpus ${corp:-?}"
-	artifact=$(ls "$d"/crash-* "$d"/leak-* "$d"/timeout-* "$d"/oom-* 2>/dev/null | head -1)
+	artifact=$(find "$d" -maxdepth 1 \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' \
+		-o -name 'oom-*' \) | head -1)
 	if [ "$rc" -ne 0 ] || [ -n "$artifact" ]; then
 		echo "FAIL fuzz_$t: exit $rc${artifact:+, input kept as ${artifact#"$top"/}} ($figures)"
 		grep -m1 -A30 -E 'ERROR: |runtime error:|deadly signal|missing:' "$d/log" | sed 's/^/    /'
