@@ -19,8 +19,10 @@ LDLIBS  += -ldl -lpthread -lm
 # have libncursesw.so.6 but no headers; build deps: libncurses-dev on Debian/Ubuntu)
 LDLIBS  += -lncursesw
 
+# A sanitizer report stops the program (UBSan would print and carry on), so it fails the test or
+# fuzz run that hit it.
 ifneq ($(SANITIZE),)
-CFLAGS  += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+CFLAGS  += -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
@@ -88,7 +90,7 @@ $(O)/kernels/image_stub.o: src/kernels/image_stub.c src/kernels/image.h
 	$(CC) $(CFLAGS) -c $< -o $@
 # ---- end of the GPU kernels block ----------------------------------------------------------------
 
-.PHONY: all build-only test test-unit test-cli test-gpu asan deps clean format fuzz
+.PHONY: all build-only test test-unit test-cli test-gpu asan deps clean format fuzz fuzz-build
 
 # The binary is built in $(O)/; the default build also puts a copy at ./gpuvet.
 all: build-only
@@ -151,22 +153,37 @@ test-cli: all $(FAKEGPU_LIBS)
 test-gpu: all
 	@O=$(O) sh tests/gpu/run.sh
 
-# The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer, in its own folder.
+# The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer, in its own folder. A
+# report stops the program with exit code 86, which no gpuvet command uses (the default, 1, is
+# also doctor's "warnings"), and is written under build-asan/sanitizer/, where tests/run.sh
+# looks after each test: it fails the test it came from, even one that expects a failure. (gcc's
+# UBSan ignores log_path and reports on stderr; clang's writes the file too.)
+SAN_OPTIONS = log_path=$(CURDIR)/build-asan/sanitizer/report:exitcode=86
 asan:
-	$(MAKE) O=build-asan SANITIZE=address,undefined OPT="-O1 -g" test
+	@rm -rf build-asan/sanitizer && mkdir -p build-asan/sanitizer
+	ASAN_OPTIONS=$(SAN_OPTIONS) UBSAN_OPTIONS=$(SAN_OPTIONS):print_stacktrace=1 \
+		$(MAKE) O=build-asan SANITIZE=address,undefined OPT="-O1 -g" test
 
-# Fuzz the recording loader with libFuzzer for FUZZ_SECONDS (clang needed); the corpus starts
-# from the committed scenarios. Prints "1 passed, 0 failed" or the crash.
-FUZZ_SECONDS ?= 60
+# Fuzz the parsers of untrusted input with libFuzzer (clang needed): the recording loader, the
+# facts file, the kernel log, the Python literal scanner, /etc/ld.so.cache and field lists, each
+# for FUZZ_SECONDS (FUZZ_JOBS at a time, default: one per CPU). The library objects are built
+# with coverage instrumentation so libFuzzer sees into them; tests/fuzz/run.sh cuts the seeds
+# from the scenarios, prints each target's coverage and speed, and fails on a crash or on
+# coverage below the target's floor (tests/fuzz/floors). Ends with "N passed, M failed".
+FUZZ_SECONDS ?= 20
+FUZZ_TARGETS := recording facts kmsg pyscan ldcache fields
 fuzz:
-	$(MAKE) O=build-fuzz CC=clang SANITIZE=address,undefined OPT="-O1 -g" build-only
-	@mkdir -p build-fuzz/corpus && cp tests/scenarios/*.json tests/scenarios/faults/*.json build-fuzz/corpus/
-	clang -std=c11 -D_GNU_SOURCE -O1 -g -Isrc -fsanitize=fuzzer,address,undefined -o build-fuzz/fuzz_recording \
-		tests/fuzz/fuzz_recording.c $(filter-out build-fuzz/src/main.o,$(LIB_SRC:%.c=build-fuzz/%.o)) \
+	$(MAKE) O=build-fuzz CC=clang SANITIZE=fuzzer-no-link,address,undefined OPT="-O1 -g" fuzz-build
+	@O=build-fuzz sh tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+fuzz-build: $(FUZZ_TARGETS:%=$(O)/fuzz_%) $(O)/fuzz_seeds
+
+$(O)/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_OBJ)
+	$(CC) $(CFLAGS) -D_GNU_SOURCE -Isrc -fsanitize=fuzzer -o $@ $< $(LIB_OBJ) $(LDFLAGS) \
 		$(JANSSON_LIB) $(LDLIBS)
-	@build-fuzz/fuzz_recording -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=1024 \
-		build-fuzz/corpus >build-fuzz/fuzz.log 2>&1 && echo "1 passed, 0 failed" || \
-		{ tail -40 build-fuzz/fuzz.log; echo "0 passed, 1 failed"; exit 1; }
+
+$(O)/fuzz_seeds: tests/fuzz/seeds.c tests/unit/ldcache_gen.h $(LIB_OBJ)
+	$(CC) $(CFLAGS) -D_GNU_SOURCE -Isrc -o $@ $< $(LIB_OBJ) $(LDFLAGS) $(JANSSON_LIB) $(LDLIBS)
 
 deps:
 	sh scripts/install-deps.sh
@@ -175,6 +192,6 @@ format:
 	clang-format -i $(SRC) $(wildcard src/*/*.h tests/unit/*.c tests/nvml-replay/*.c)
 
 clean:
-	rm -rf build build-asan gpuvet
+	rm -rf build build-asan build-fuzz gpuvet
 
 -include $(OBJ:.o=.d)

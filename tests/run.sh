@@ -8,6 +8,18 @@ pattern=${2:-}
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
+# `make asan` has the sanitizers write their reports here: each one fails the test it came from
+san="$top/$O/sanitizer"
+
+sanitizer_reports() {
+	[ -d "$san" ] || return 0
+	for r in "$san"/report.*; do
+		[ -f "$r" ] || continue
+		echo "FAIL $1: sanitizer report ($O/sanitizer/seen/$(basename "$r"))" >>"$out"
+		head -30 "$r" >>"$out"
+		mkdir -p "$san/seen" && mv "$r" "$san/seen/"
+	done
+}
 
 if [ "$which" = all ] || [ "$which" = unit ]; then
 	for t in "$top/$O"/tests/test_*; do
@@ -16,6 +28,7 @@ if [ "$which" = all ] || [ "$which" = unit ]; then
 		if ! "$t" >>"$out" 2>&1; then
 			grep -q '^FAIL' "$out" || echo "FAIL $(basename "$t"): exited non-zero" >>"$out"
 		fi
+		sanitizer_reports "$(basename "$t")"
 	done
 fi
 if [ "$which" = all ] || [ "$which" = cli ]; then
@@ -24,6 +37,7 @@ if [ "$which" = all ] || [ "$which" = cli ]; then
 		case "$t" in *"$pattern"*) ;; *) continue ;; esac
 		GPUVET="$top/$O/gpuvet" TOP="$top" O="$O" sh "$t" >>"$out" 2>&1 ||
 			echo "FAIL $(basename "$t"): script exited non-zero" >>"$out"
+		sanitizer_reports "$(basename "$t")"
 	done
 fi
 grep -E '^(PASS|FAIL|SKIP)' "$out"

@@ -151,56 +151,43 @@ static bool table_reading(const struct field *f)
 /* The probe a --query needs: the table's when every field is one of its readings. */
 static unsigned query_probe(const char *query)
 {
-	char *copy = xstrdup(query), *tok, *save = NULL;
+	struct field_list fl;
 	unsigned flags = PROBE_NVML | PROBE_BRIEF | PROBE_TABLE | PROBE_ECC;
+	size_t i;
 
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		const struct field *f;
-
-		str_trim(tok);
-		f = *tok ? field_find(tok) : NULL;
-		if (*tok && (!f || !table_reading(f)))
+	/* an unknown field takes the full probe; run_query then reports it */
+	if (field_list_parse(query, &fl) != 0)
+		flags = PROBE_NVML | PROBE_STATIC | PROBE_SAMPLE;
+	for (i = 0; i < fl.n; i++)
+		if (!table_reading(fl.v[i]))
 			flags = PROBE_NVML | PROBE_STATIC | PROBE_SAMPLE;
-	}
-	free(copy);
+	field_list_free(&fl);
 	return flags;
 }
 
 static int run_query(const struct gpu_system *sys, const struct status_opts *o)
 {
-	const struct field **list = NULL;
-	char **names = NULL;
-	size_t n = 0, i;
-	char *copy = xstrdup(o->query), *tok, *save = NULL;
+	struct field_list fl;
+	const struct field **list;
+	const char **names;
+	size_t n, i;
 	struct strbuf sb;
 	unsigned gi;
 	int rc = EXIT_OK;
 
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		const struct field *f;
-
-		str_trim(tok);
-		if (!*tok)
-			continue;
-		f = field_find(tok);
-		if (!f) {
-			fprintf(stderr, "gpuvet: error: unknown field '%s'\n", tok);
-			fputs("gpuvet: hint: 'gpuvet status --help-query' lists the fields\n", stderr);
-			free(copy);
-			free(list);
-			free(names);
-			return EXIT_USAGE;
-		}
-		list = xrealloc(list, (n + 1) * sizeof(*list));
-		names = xrealloc(names, (n + 1) * sizeof(*names));
-		list[n] = f;
-		names[n] = tok;
-		n++;
+	if (field_list_parse(o->query, &fl) != 0) {
+		fprintf(stderr, "gpuvet: error: unknown field '%s'\n", fl.unknown);
+		fputs("gpuvet: hint: 'gpuvet status --help-query' lists the fields\n", stderr);
+		field_list_free(&fl);
+		return EXIT_USAGE;
 	}
-	if (!n) {
-		free(copy);
+	if (!fl.n) {
+		field_list_free(&fl);
 		return cmd_usage_error(&cmd_status, "--query needs at least one field");
 	}
+	list = fl.v;
+	names = fl.names;
+	n = fl.n;
 	sb_init(&sb);
 	if (o->json) {
 		json_t *arr = json_array();
@@ -259,9 +246,7 @@ static int run_query(const struct gpu_system *sys, const struct status_opts *o)
 	fputs(sb.buf, stdout);
 out:
 	sb_release(&sb);
-	free(copy);
-	free(list);
-	free(names);
+	field_list_free(&fl);
 	return rc;
 }
 

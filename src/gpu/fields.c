@@ -10,6 +10,7 @@
 #include "fields.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -169,6 +170,40 @@ const struct field *field_find(const char *name)
 		if (aliases[i].name && strcmp(aliases[i].alias, name) == 0)
 			return by_name(aliases[i].name);
 	return NULL;
+}
+
+int field_list_parse(const char *list, struct field_list *l)
+{
+	char *tok, *save = NULL;
+
+	memset(l, 0, sizeof(*l));
+	l->buf = xstrdup(list);
+	for (tok = strtok_r(l->buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const struct field *f;
+
+		str_trim(tok);
+		if (!*tok)
+			continue;
+		f = field_find(tok);
+		if (!f) {
+			l->unknown = tok;
+			return -1;
+		}
+		l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+		l->names = xrealloc(l->names, (l->n + 1) * sizeof(*l->names));
+		l->v[l->n] = f;
+		l->names[l->n] = tok;
+		l->n++;
+	}
+	return 0;
+}
+
+void field_list_free(struct field_list *l)
+{
+	free(l->v);
+	free(l->names);
+	free(l->buf);
+	memset(l, 0, sizeof(*l));
 }
 
 const struct field *field_all(size_t *n)

@@ -57,6 +57,18 @@ struct field_out {
 
 /* Look a field up by nvidia-smi name (or alias) or by gpuvet key; NULL when unknown. */
 const struct field *field_find(const char *name);
+/* A parsed field list ("index,name, power.draw"): what `status --query` prints. */
+struct field_list {
+	const struct field **v;
+	const char **names; /* each field as the list spells it, trimmed: the column headers */
+	size_t n;
+	const char *unknown; /* the first name that is no field, or NULL */
+	char *buf;           /* the copy of the list that names and unknown point into */
+};
+/* Split list at commas, trim blanks, skip empty names and look each one up. Returns 0 (n may
+ * be 0), or -1 with l->unknown set; either way l holds heap memory: field_list_free(l). */
+int field_list_parse(const char *list, struct field_list *l);
+void field_list_free(struct field_list *l);
 /* All fields, for docs and --help-query. */
 const struct field *field_all(size_t *n);
 /* Evaluate a field for one GPU. */

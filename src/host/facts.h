@@ -327,9 +327,27 @@ void devnodes_collect(struct devnode_facts *d);
 /* The node collected at path ("/dev/nvidiactl"), or NULL. */
 const struct devnode *devnodes_find(const struct devnode_facts *d, const char *path);
 void kmsg_collect(struct kmsg_facts *k);
+/* kmsg_collect's parser: add what the log text says (NUL-terminated "prio,seq,usec,flags;msg"
+ * lines, cut in place) to k, whose other members the caller has set. For the fuzzer. */
+void kmsg_parse(struct kmsg_facts *k, char *text);
 void libs_collect(struct lib_facts *l, const struct env_facts *env);
+/* libs_collect's /etc/ld.so.cache parser (exported for the fuzzer): adds the entries of the
+ * cache in buf (len bytes, untrusted) whose flags are want_flags (0: any libc6 entry) to l's
+ * lists, each as host_realpath resolves it; seen[f] is set when the cache names family f
+ * (libcuda, libnvml, libcudart, libcudnn in that order) at all. False when buf is no cache. */
+#define LIBS_FAMILIES 4
+bool libs_parse_ldcache(struct lib_facts *l, const unsigned char *buf, size_t len,
+			uint32_t want_flags, bool seen[LIBS_FAMILIES]);
 void toolkit_collect(struct toolkit_facts *t, const struct env_facts *env);
 void python_collect(struct python_facts *py, const struct env_facts *env);
+/* python_collect's scanner of version.py and build_info.py (exported for the fuzzer): the
+ * literal assigned to key in the NUL-terminated Python source text, copied into out (n > 0
+ * bytes). Returns 1 for a string or a list's insides, 2 for True/False, 0 for None, -1 when
+ * key is not assigned. */
+int python_value(const char *text, const char *key, char *out, size_t n);
+/* A TensorFlow arch list's insides ("'sm_60', 'compute_90'" or "'3.5', '7.0'") as
+ * "sm_60 compute_90" or "sm_35 sm_70 compute_70", into out (n > 0 bytes). */
+void python_tf_archs(const char *list, char *out, size_t n);
 void procs_collect(struct proc_facts *p);
 /* Every read so far that stalled or met a node that is not a file; pci tells which paths
  * belong to an NVIDIA GPU. Replaces what s held. */

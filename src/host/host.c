@@ -192,13 +192,26 @@ static void facts_line(char *line)
 	}
 }
 
+static void facts_read(FILE *f)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	facts_present = true;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		if (line[n - 1] == '\n')
+			line[n - 1] = '\0';
+		if (line[0] && line[0] != '#')
+			facts_line(line);
+	}
+	free(line);
+}
+
 static void facts_load(void)
 {
 	char path[HOST_PATH_MAX];
 	FILE *f;
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
 
 	if (facts_loaded)
 		return;
@@ -209,15 +222,27 @@ static void facts_load(void)
 	f = fopen(path, "re");
 	if (!f)
 		return;
-	facts_present = true;
-	while ((n = getline(&line, &cap, f)) > 0) {
-		if (line[n - 1] == '\n')
-			line[n - 1] = '\0';
-		if (line[0] && line[0] != '#')
-			facts_line(line);
-	}
-	free(line);
+	facts_read(f);
 	fclose(f);
+}
+
+int host_facts_parse(const char *text, size_t len)
+{
+	FILE *f;
+
+	facts_free();
+	facts_loaded = true;
+	root_dir[0] = '\0';
+	if (!len) {
+		facts_present = true; /* an empty facts file; fmemopen refuses a zero size */
+		return 0;
+	}
+	f = fmemopen((void *)text, len, "r");
+	if (!f)
+		return -errno;
+	facts_read(f);
+	fclose(f);
+	return 0;
 }
 
 int host_set_root(const char *dir, struct err *e)

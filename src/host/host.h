@@ -36,6 +36,12 @@ const char *host_root(void);
 /* True when the root carries a .gpuvet/facts file (a replay or a hand-made scenario). */
 bool host_is_fake(void);
 
+/* Replace the facts with those of text (len bytes in the .gpuvet/facts format, not necessarily
+ * NUL-terminated; the caller keeps it) and drop the root: files are then read from this
+ * machine, the environment, uname, identity, nodes and errors from text. For the fuzzer, so
+ * the facts parser runs without a folder. Returns 0 or a negative errno. */
+int host_facts_parse(const char *text, size_t len);
+
 /* Read a whole file of at most max bytes; returns a NUL-terminated heap buffer (caller frees)
  * or NULL with *err_out set to a negative errno. len may be NULL. */
 char *host_read(const char *path, size_t max, size_t *len, int *err_out);

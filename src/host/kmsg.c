@@ -136,8 +136,7 @@ static void parse_line(struct kmsg_facts *k, char *msg, int64_t usec, const char
 
 void kmsg_collect(struct kmsg_facts *k)
 {
-	char *text = NULL, *line, *save = NULL;
-	char prev1[MSG_MAX] = "", prev2[MSG_MAX] = "";
+	char *text = NULL;
 	size_t len = 0;
 	uint64_t restrict_v;
 
@@ -149,6 +148,15 @@ void kmsg_collect(struct kmsg_facts *k)
 	k->restricted = k->read_rc == -EPERM || k->read_rc == -EACCES;
 	if (k->read_rc != 0)
 		return;
+	kmsg_parse(k, text);
+	free(text);
+}
+
+void kmsg_parse(struct kmsg_facts *k, char *text)
+{
+	char *line, *save = NULL;
+	char prev1[MSG_MAX] = "", prev2[MSG_MAX] = "";
+
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *semi = strchr(line, ';');
 		char msg[MSG_MAX];
@@ -168,5 +176,4 @@ void kmsg_collect(struct kmsg_facts *k)
 		str_copy(prev2, prev1, sizeof(prev2));
 		str_copy(prev1, msg, sizeof(prev1));
 	}
-	free(text);
 }

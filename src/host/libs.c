@@ -48,6 +48,8 @@ static const struct family families[] = {
 	{"libcudnn.so", offsetof(struct lib_facts, libcudnn)},
 };
 
+_Static_assert(ARRAY_SIZE(families) == LIBS_FAMILIES, "facts.h: LIBS_FAMILIES");
+
 /* Where the loader looks when neither LD_LIBRARY_PATH nor the cache has the name. */
 static const char *const default_dirs[] = {
 	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu",
@@ -304,10 +306,24 @@ static uint32_t loader_flags(void)
 	return 0;
 }
 
+bool libs_parse_ldcache(struct lib_facts *l, const unsigned char *buf, size_t len,
+			uint32_t want_flags, bool seen[LIBS_FAMILIES])
+{
+	struct ldcache c;
+	bool ok;
+
+	memset(&c, 0, sizeof(c));
+	c.buf = buf;
+	c.len = len;
+	c.want_flags = want_flags;
+	ok = parse_new(l, &c, 0) == 0 || parse_old(l, &c) == 0;
+	memcpy(seen, c.seen, sizeof(c.seen));
+	return ok;
+}
+
 /* Cache entries in cache order; seen[f] tells whether the cache knows family f at all. */
 static void scan_ldcache(struct lib_facts *l, bool *seen)
 {
-	struct ldcache c;
 	size_t len = 0;
 	int rc = 0;
 	unsigned char *buf = (unsigned char *)host_read("/etc/ld.so.cache", LDCACHE_MAX_BYTES,
@@ -315,12 +331,7 @@ static void scan_ldcache(struct lib_facts *l, bool *seen)
 
 	if (!buf)
 		return;
-	memset(&c, 0, sizeof(c));
-	c.buf = buf;
-	c.len = len;
-	c.want_flags = loader_flags();
-	l->ldcache_read = parse_new(l, &c, 0) == 0 || parse_old(l, &c) == 0;
-	memcpy(seen, c.seen, sizeof(c.seen));
+	l->ldcache_read = libs_parse_ldcache(l, buf, len, loader_flags(), seen);
 	free(buf);
 }
 

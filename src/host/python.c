@@ -176,7 +176,7 @@ static int py_literal(const char *q, char *out, size_t n, const char **end)
  * list's insides in out, 2 with "True" or "False", 0 for None, -1 when the key is not
  * assigned.
  */
-static int py_value(const char *text, const char *key, char *out, size_t n)
+int python_value(const char *text, const char *key, char *out, size_t n)
 {
 	const size_t klen = strlen(key);
 	const char *p = text;
@@ -316,11 +316,11 @@ static void scan_torch(struct python_env *e, char **names, size_t n)
 	text = host_read(path, SMALL_FILE_MAX_BYTES, NULL, &rc);
 	if (text) {
 		/* version.py keeps the local tag (+cu130, +cpu) that dist-info names may lose */
-		if (py_value(text, "__version__", val, sizeof(val)) == 1)
+		if (python_value(text, "__version__", val, sizeof(val)) == 1)
 			str_copy(f->version, val, sizeof(f->version));
-		if (py_value(text, "cuda", val, sizeof(val)) == 1)
+		if (python_value(text, "cuda", val, sizeof(val)) == 1)
 			str_copy(f->cuda, val, sizeof(f->cuda));
-		f->rocm = py_value(text, "hip", val, sizeof(val)) == 1 && val[0];
+		f->rocm = python_value(text, "hip", val, sizeof(val)) == 1 && val[0];
 		free(text);
 	} else {
 		char cuda_lib[1024];
@@ -363,7 +363,7 @@ static int legacy_arch(char *tok, size_t n)
  * sm_XY SASS only). Older builds list ['3.5', '7.0']: those are SASS for each, and PTX for
  * the highest (third_party/gpus/cuda_configure.bzl) -> "sm_35 sm_70 compute_70".
  */
-static void tf_archs(const char *list, char *out, size_t n)
+void python_tf_archs(const char *list, char *out, size_t n)
 {
 	const char *p = list;
 	int legacy_max = 0;
@@ -404,7 +404,7 @@ static int py_bool(const char *text, const char *key)
 {
 	char val[8];
 
-	if (py_value(text, key, val, sizeof(val)) != 2)
+	if (python_value(text, key, val, sizeof(val)) != 2)
 		return -1; /* the string 'False' is not a boolean */
 	return str_eq(val, "True");
 }
@@ -434,14 +434,14 @@ static void scan_tensorflow(struct python_env *e, char **names, size_t n)
 		f->cpu_only = false; /* unknown: no build info to say either way */
 		return;
 	}
-	if (py_value(text, "cuda_version", val, sizeof(val)) == 1 ||
-	    py_value(text, "cuda_version_number", val, sizeof(val)) == 1)
+	if (python_value(text, "cuda_version", val, sizeof(val)) == 1 ||
+	    python_value(text, "cuda_version_number", val, sizeof(val)) == 1)
 		str_copy(f->cuda, val, sizeof(f->cuda));
-	if (py_value(text, "cudnn_version", val, sizeof(val)) == 1 ||
-	    py_value(text, "cudnn_version_number", val, sizeof(val)) == 1)
+	if (python_value(text, "cudnn_version", val, sizeof(val)) == 1 ||
+	    python_value(text, "cudnn_version_number", val, sizeof(val)) == 1)
 		str_copy(f->cudnn_pin, val, sizeof(f->cudnn_pin));
-	if (py_value(text, "cuda_compute_capabilities", val, sizeof(val)) == 1)
-		tf_archs(val, f->archs, sizeof(f->archs));
+	if (python_value(text, "cuda_compute_capabilities", val, sizeof(val)) == 1)
+		python_tf_archs(val, f->archs, sizeof(f->archs));
 	f->rocm = py_bool(text, "is_rocm_build") == 1;
 	is_cuda = py_bool(text, "is_cuda_build");
 	if (is_cuda == 0)

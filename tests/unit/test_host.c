@@ -82,6 +82,36 @@ static void facts_env_uname_nodes(void)
 	fr_free(root);
 }
 
+/* host_facts_parse (the fuzzer's way in) reads the text the way a root's facts file is read:
+ * comments skipped, the last line without its newline, bytes past len ignored. */
+static void facts_from_memory(void)
+{
+	static const char text[] = "# a comment\n"
+				   "env CUDA_VISIBLE_DEVICES=0,1\n"
+				   "uname machine aarch64\n"
+				   "id 1000 1000 44 45\n"
+				   "env LAST=yes\nenv CUT=off";
+	struct host_uname un;
+	struct host_identity id;
+
+	CHECK(host_facts_parse(text, sizeof(text) - 1 - strlen("\nenv CUT=off")) == 0);
+	CHECK(host_is_fake());
+	CHECK_STR(host_root(), "");
+	CHECK_STR(host_getenv("CUDA_VISIBLE_DEVICES"), "0,1");
+	CHECK_STR(host_getenv("LAST"), "yes");
+	CHECK(host_getenv("CUT") == NULL);
+	CHECK(host_getenv("HOME") == NULL);
+	CHECK(host_uname(&un) == 0);
+	CHECK_STR(un.machine, "aarch64");
+	CHECK(host_identity(&id) == 0 && id.uid == 1000 && id.ngroups == 2 && id.groups[1] == 45);
+	/* an empty text is an empty facts file: no environment at all */
+	CHECK(host_facts_parse("", 0) == 0);
+	CHECK(host_is_fake());
+	CHECK(host_getenv("CUDA_VISIBLE_DEVICES") == NULL);
+	CHECK(host_set_root(NULL, NULL) == 0);
+	CHECK(!host_is_fake());
+}
+
 static void access_denied_without_group(void)
 {
 	char *root = fr_new();
@@ -126,6 +156,7 @@ int main(void)
 	RUN(reads_under_root);
 	RUN(absolute_links_stay_inside);
 	RUN(facts_env_uname_nodes);
+	RUN(facts_from_memory);
 	RUN(access_denied_without_group);
 	RUN(kmsg_filters_lines);
 	RUN(version_compare);
