@@ -353,7 +353,7 @@ static void pip_install(const struct python_env *e, char *out, size_t n)
 					 str_eq(e->kind, "venv") ? "python3" : "python");
 		char *q = quote_shell(python);
 
-		/* a path too long for out gets a placeholder: half a quoted word is worse than none */
+		/* too long for out: a placeholder, as half a quoted word is worse than none */
 		if (str_fmt(out, n, "%s -m pip install", q) >= (int)n)
 			str_copy(out, "<python of the environment> -m pip install", n);
 		free(q);

@@ -184,7 +184,7 @@ static const char *install_libs(const struct doctor_input *in, char *buf, size_t
 
 	str_copy(apt, "libnvidia-compute-<branch>", sizeof(apt));
 	if (dot && dot > kv) {
-		/* the version is the machine's answer: quoted like any value pasted into a command */
+		/* the version is the machine's answer: quoted, like any value in a command */
 		char *q;
 
 		str_fmt(branch, sizeof(branch), "%.*s", (int)(dot - kv), kv);

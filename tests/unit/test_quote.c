@@ -60,8 +60,18 @@ static void shell_appends(void)
 static void shell_round_trip(void)
 {
 	static const char *const words[] = {
-		"plain", "two words", "$(touch PWNED)", "`touch PWNED`", "it's; touch PWNED",
-		"'\"\\$HOME\"'", "a\tb\nc", "*", "-n", "!x", "${PATH}", "\xe2\x82\xac",
+	    "plain",
+	    "two words",
+	    "$(touch PWNED)",
+	    "`touch PWNED`",
+	    "it's; touch PWNED",
+	    "'\"\\$HOME\"'",
+	    "a\tb\nc",
+	    "*",
+	    "-n",
+	    "!x",
+	    "${PATH}",
+	    "\xe2\x82\xac",
 	};
 	char dir[] = "/tmp/test_quote.XXXXXX";
 	size_t i;
@@ -120,14 +130,14 @@ static void visible_controls_escaped(void)
 
 static void visible_c1_and_bad_utf8_escaped(void)
 {
-	CHECK(visible_check("\xc2\x9b" "31m", "\\xc2\\x9b31m"));	  /* U+009B: CSI */
-	CHECK(visible_check("\xc2\x80", "\\xc2\\x80"));		  /* U+0080 */
-	CHECK(visible_check("\x9b" "31m", "\\x9b31m"));		  /* a lone C1 byte */
-	CHECK(visible_check("\xff\xfe", "\\xff\\xfe"));		  /* never in UTF-8 */
-	CHECK(visible_check("\xc3", "\\xc3"));			  /* cut short */
-	CHECK(visible_check("\xe2\x82", "\\xe2\\x82"));		  /* cut short */
-	CHECK(visible_check("\xc0\xaf", "\\xc0\\xaf"));		  /* overlong '/' */
-	CHECK(visible_check("\xed\xa0\x80", "\\xed\\xa0\\x80"));	  /* a surrogate */
+	CHECK(visible_check("\xc2\x9b[31m", "\\xc2\\x9b[31m"));           /* U+009B: CSI */
+	CHECK(visible_check("\xc2\x80", "\\xc2\\x80"));                   /* U+0080 */
+	CHECK(visible_check("\x9b[31m", "\\x9b[31m"));                    /* a lone C1 byte */
+	CHECK(visible_check("\xff\xfe", "\\xff\\xfe"));                   /* never in UTF-8 */
+	CHECK(visible_check("\xc3", "\\xc3"));                            /* cut short */
+	CHECK(visible_check("\xe2\x82", "\\xe2\\x82"));                   /* cut short */
+	CHECK(visible_check("\xc0\xaf", "\\xc0\\xaf"));                   /* overlong '/' */
+	CHECK(visible_check("\xed\xa0\x80", "\\xed\\xa0\\x80"));          /* a surrogate */
 	CHECK(visible_check("\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80")); /* past U+10FFFF */
 }
 
