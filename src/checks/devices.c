@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/strbuf.h"
 #include "../util/quote.h"
+#include "../util/strbuf.h"
 #include "../util/util.h"
 #include "catalog.h"
 #include "doctor.h"
