@@ -19,6 +19,7 @@
 #include "host/host.h"
 #include "record/recording.h"
 #include "util/err.h"
+#include "util/quote.h"
 #include "util/term.h"
 #include "util/util.h"
 
@@ -54,9 +55,17 @@ static const struct cmd *find_cmd(const char *name)
 
 int cmd_report_error(const struct err *e)
 {
-	fprintf(stderr, "gpuvet: error: %s\n", e->msg[0] ? e->msg : "unknown error");
-	if (e->hint[0])
-		fprintf(stderr, "gpuvet: hint: %s\n", e->hint);
+	/* messages quote paths, library errors and driver answers: no control byte gets out */
+	char *msg = quote_visible(e->msg[0] ? e->msg : "unknown error");
+
+	fprintf(stderr, "gpuvet: error: %s\n", msg);
+	free(msg);
+	if (e->hint[0]) {
+		char *hint = quote_visible(e->hint);
+
+		fprintf(stderr, "gpuvet: hint: %s\n", hint);
+		free(hint);
+	}
 	return e->code ? e->code : EXIT_ERROR;
 }
 

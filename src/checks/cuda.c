@@ -8,9 +8,11 @@
  * lives in the environment (CUDA_VISIBLE_DEVICES, MIG, a container), the summary says so.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../gpu/fields.h"
+#include "../util/quote.h"
 #include "../util/util.h"
 #include "../vendor/cuda.h"
 #include "catalog.h"
@@ -42,12 +44,15 @@ static void explain_init(struct finding *f, const struct doctor_input *in, int r
 
 	switch (rc) {
 	case CUDA_ERROR_NO_DEVICE:
-		if (env->cuda_visible_set)
+		if (env->cuda_visible_set) {
+			char *v = quote_shell(env->cuda_visible_devices);
+
 			finding_fix(f, 0,
-				    "CUDA_VISIBLE_DEVICES='%s' leaves no usable GPU: unset it (unset "
+				    "CUDA_VISIBLE_DEVICES=%s leaves no usable GPU: unset it (unset "
 				    "CUDA_VISIBLE_DEVICES) or list valid indices or UUIDs",
-				    env->cuda_visible_devices);
-		else if (mig_on(&in->sys))
+				    v);
+			free(v);
+		} else if (mig_on(&in->sys))
 			finding_fix(f, FIX_ROOT | FIX_INTERRUPTS,
 				    "MIG is on: create instances (nvidia-smi mig -cgi ... -C) and select "
 				    "one with CUDA_VISIBLE_DEVICES=MIG-<uuid>, or turn MIG off "

@@ -9,8 +9,10 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "../util/quote.h"
 #include "../util/strbuf.h"
 #include "../util/util.h"
 #include "catalog.h"
@@ -136,13 +138,17 @@ static void permission_denied(const struct doctor_input *in, const struct devnod
 			    "Run the container's process in group %u (`docker run --group-add %u ...`), "
 			    "or as root.",
 			    n->st.gid, n->st.gid);
-	else if (group_rw)
+	else if (group_rw) {
+		/* the group's name is /etc/group's: quoted; $USER is for the shell to expand */
+		char *q = quote_shell(group);
+
 		finding_fix(f, FIX_ROOT,
 			    "`sudo usermod -aG %s $USER`, then log out and back in. Or restore the "
 			    "driver's default 0666: remove NVreg_DeviceFileMode/NVreg_DeviceFileGID "
 			    "from /etc/modprobe.d and reload the module.",
-			    group);
-	else
+			    q);
+		free(q);
+	} else
 		finding_fix(f, FIX_ROOT | FIX_REBOOT,
 			    "%sRestore the driver's default (root:root 0666): remove the "
 			    "NVreg_DeviceFileUID/GID/Mode options from /etc/modprobe.d (and any udev "
@@ -153,6 +159,7 @@ static void permission_denied(const struct doctor_input *in, const struct devnod
 static void not_char(const struct devnode *n, int gpu, struct findings *out)
 {
 	struct finding *f;
+	char *q = quote_shell(n->path);
 
 	f = finding_add(out, "devices.not_char", SEV_FAIL, gpu, "%s is not a character device",
 			gpu >= 0 ? "the GPU's device node" : n->path);
@@ -160,7 +167,8 @@ static void not_char(const struct devnode *n, int gpu, struct findings *out)
 	finding_fix(f, FIX_ROOT,
 		    "Remove it (`sudo rm %s`) and let the driver recreate it (`sudo nvidia-modprobe "
 		    "-c 0 -u`); in a container, fix the device mapping of the run command.",
-		    n->path);
+		    q);
+	free(q);
 }
 
 /* Exists and usable: type and access. */

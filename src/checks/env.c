@@ -10,8 +10,10 @@
  * them.
  */
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "../util/quote.h"
 #include "../util/util.h"
 #include "catalog.h"
 #include "doctor.h"
@@ -254,7 +256,7 @@ static void check_bad_vars(const struct doctor_input *in, struct findings *out)
 		const char *nv = env->bad_vars[i];
 		const char *eq = strchr(nv, '=');
 		const char *effect = "it is a CUDA debugging or profiling setting";
-		char name[96];
+		char name[96], *q;
 		struct finding *f;
 		size_t k, len = eq ? (size_t)(eq - nv) : strlen(nv);
 
@@ -267,9 +269,11 @@ static void check_bad_vars(const struct doctor_input *in, struct findings *out)
 				effect = bad_vars[k].effect;
 		f = finding_add(out, "env.bad_cuda_var", SEV_WARN, -1, "%s is set: %s", nv, effect);
 		finding_evidence(f, "environment: %s", nv);
+		q = quote_shell(name);
 		finding_fix(f, 0, "`unset %s` (and remove it where it is set) unless you are "
 				  "debugging or profiling.",
-			    name);
+			    q);
+		free(q);
 	}
 }
 

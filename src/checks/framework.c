@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/quote.h"
 #include "../util/util.h"
 #include "catalog.h"
 #include "doctor.h"
@@ -343,14 +344,21 @@ static const char *env_label(const struct python_env *e)
 	return str_eq(e->kind, "venv") || str_eq(e->kind, "conda") ? e->prefix : e->site;
 }
 
-/* "<python> -m pip install [--user]": the environment's own interpreter. */
+/* "<python> -m pip install [--user]": the environment's own interpreter, its path quoted for
+ * the shell (a folder name is anybody's choice). */
 static void pip_install(const struct python_env *e, char *out, size_t n)
 {
-	if (str_eq(e->kind, "venv"))
-		str_fmt(out, n, "%s/bin/python3 -m pip install", e->prefix);
-	else if (str_eq(e->kind, "conda"))
-		str_fmt(out, n, "%s/bin/python -m pip install", e->prefix);
-	else if (str_eq(e->kind, "user"))
+	if (str_eq(e->kind, "venv") || str_eq(e->kind, "conda")) {
+		char *python = xasprintf("%s/bin/%s", e->prefix,
+					 str_eq(e->kind, "venv") ? "python3" : "python");
+		char *q = quote_shell(python);
+
+		/* too long for out: a placeholder, as half a quoted word is worse than none */
+		if (str_fmt(out, n, "%s -m pip install", q) >= (int)n)
+			str_copy(out, "<python of the environment> -m pip install", n);
+		free(q);
+		free(python);
+	} else if (str_eq(e->kind, "user"))
 		str_copy(out, "python3 -m pip install --user", n);
 	else
 		str_copy(out, "python3 -m pip install", n);

@@ -10,8 +10,11 @@
  * (host/module.c); without it nothing is concluded, and the report says so.
  */
 #define _GNU_SOURCE
+#include <stdlib.h>
 #include <string.h>
 
+#include "../util/quote.h"
+#include "../util/strbuf.h"
 #include "../util/util.h"
 #include "catalog.h"
 #include "doctor.h"
@@ -115,13 +118,16 @@ static void dir_of(const char *path, char *out, size_t n)
 		str_copy(out, "/", n);
 }
 
-/* "export LD_LIBRARY_PATH=<the value without dir>" or "unset LD_LIBRARY_PATH" */
-static void ld_path_without(const char *llp, const char *dir, char *out, size_t n)
+/* "export LD_LIBRARY_PATH=<the value without dir>" or "unset LD_LIBRARY_PATH", as a heap
+ * string: the value is the machine's, quoted for the shell (a folder named "$(...)" must not
+ * run when the command is pasted). */
+static char *ld_path_without(const char *llp, const char *dir)
 {
-	char copy[2048], rest[2048] = "";
-	char *tok, *save = NULL;
+	char *copy = xstrdup(llp), *tok, *save = NULL;
+	struct strbuf rest, out;
 
-	str_copy(copy, llp, sizeof(copy));
+	sb_init(&rest);
+	sb_init(&out);
 	for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
 		char clean[512];
 
@@ -130,14 +136,19 @@ static void ld_path_without(const char *llp, const char *dir, char *out, size_t 
 			clean[strlen(clean) - 1] = '\0';
 		if (str_eq(clean, dir))
 			continue;
-		if (rest[0])
-			str_append(rest, ":", sizeof(rest));
-		str_append(rest, tok, sizeof(rest));
+		if (rest.len)
+			sb_addc(&rest, ':');
+		sb_adds(&rest, tok);
 	}
-	if (rest[0])
-		str_fmt(out, n, "export LD_LIBRARY_PATH=%s", rest);
-	else
-		str_copy(out, "unset LD_LIBRARY_PATH", n);
+	if (rest.len) {
+		sb_adds(&out, "export LD_LIBRARY_PATH=");
+		quote_shell_add(&out, rest.buf);
+	} else {
+		sb_adds(&out, "unset LD_LIBRARY_PATH");
+	}
+	sb_release(&rest);
+	free(copy);
+	return sb_detach(&out);
 }
 
 static const char *src_name(enum lib_source s)
@@ -168,13 +179,20 @@ static void evidence_candidates(struct finding *f, const struct lib_list *list)
 /* The package that installs libcuda and libnvidia-ml, for the running module's branch. */
 static const char *install_libs(const struct doctor_input *in, char *buf, size_t n)
 {
-	char apt[64], branch[16];
+	char apt[128], branch[16]; /* apt: 18 + 4 x 15 + 2 quoted at worst */
 	const char *src, *kv = kernel_version(in, &src), *dot = strchr(kv, '.');
 
-	str_copy(branch, "<branch>", sizeof(branch));
-	if (dot && dot > kv)
+	str_copy(apt, "libnvidia-compute-<branch>", sizeof(apt));
+	if (dot && dot > kv) {
+		/* the version is the machine's answer: quoted, like any value in a command */
+		char *q;
+
 		str_fmt(branch, sizeof(branch), "%.*s", (int)(dot - kv), kv);
-	str_fmt(apt, sizeof(apt), "libnvidia-compute-%s", branch);
+		str_fmt(apt, sizeof(apt), "libnvidia-compute-%s", branch);
+		q = quote_shell(apt);
+		str_copy(apt, q, sizeof(apt));
+		free(q);
+	}
 	return fix_install(&in->facts.platform, apt, "nvidia-driver-cuda-libs", buf, n);
 }
 
@@ -239,7 +257,7 @@ static void check_stub(const struct doctor_input *in, struct findings *out, cons
 	const bool rc34 = num_ok(&in->sys.cuda_init) && in->sys.cuda_init.v == CU_RC_STUB_LIBRARY;
 	const struct lib_candidate *first = l->libcuda.n ? &l->libcuda.v[0] : NULL;
 	const struct lib_candidate *stub = NULL;
-	char dir[512], cmd[2200];
+	char dir[512], *cmd;
 	struct finding *f;
 	bool picked;
 
@@ -269,16 +287,20 @@ static void check_stub(const struct doctor_input *in, struct findings *out, cons
 	if (rc34)
 		finding_evidence(f, "cuInit: 34 (CUDA_ERROR_STUB_LIBRARY)");
 	if (!stub || stub->src == LIBSRC_LD_LIBRARY_PATH) {
-		ld_path_without(l->ld_library_path, dir, cmd, sizeof(cmd));
+		cmd = ld_path_without(l->ld_library_path, dir);
 		finding_fix(f, 0, "Remove %s from LD_LIBRARY_PATH: `%s` (and where it is set: "
 				  "~/.bashrc, a module file, the job script).",
 			    dir, cmd);
 	} else {
+		char *q = quote_shell(dir);
+
+		cmd = xasprintf("grep -rlF %s /etc/ld.so.conf /etc/ld.so.conf.d", q);
+		free(q);
 		finding_fix(f, FIX_ROOT,
-			    "Remove %s from the loader configuration (`grep -rl '%s' "
-			    "/etc/ld.so.conf /etc/ld.so.conf.d`), then run `sudo ldconfig`.",
-			    dir, dir);
+			    "Remove %s from the loader configuration (`%s`), then run `sudo ldconfig`.",
+			    dir, cmd);
 	}
+	free(cmd);
 }
 
 static void check_compat(const struct doctor_input *in, struct findings *out,
@@ -286,7 +308,7 @@ static void check_compat(const struct doctor_input *in, struct findings *out,
 {
 	const struct num *ci = &in->sys.cuda_init;
 	const char *kv_src, *kv = kernel_version(in, &kv_src);
-	char dir[512], cmd[2200], maxcuda[32] = "unknown";
+	char dir[512], *cmd, maxcuda[32] = "unknown";
 	struct finding *f;
 	enum severity sev;
 
@@ -338,19 +360,21 @@ static void check_compat(const struct doctor_input *in, struct findings *out,
 					 ? " (CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)"
 					 : "");
 	if (cu->c && cu->c->src == LIBSRC_LD_LIBRARY_PATH) {
-		ld_path_without(in->facts.libs.ld_library_path, dir, cmd, sizeof(cmd));
+		cmd = ld_path_without(in->facts.libs.ld_library_path, dir);
 		finding_fix(f, 0,
 			    "Remove %s from LD_LIBRARY_PATH (`%s`), then either upgrade the driver "
 			    "or use a CUDA runtime no newer than this driver supports (CUDA %s).",
 			    dir, cmd, maxcuda);
 	} else {
+		cmd = quote_shell(cu->path);
 		finding_fix(f, FIX_ROOT,
 			    "Remove the cuda-compat package that installs %s (`dpkg -S %s` or `rpm "
 			    "-qf %s` names it) and run `sudo ldconfig`; then either upgrade the "
 			    "driver or use a CUDA runtime no newer than this driver supports (CUDA "
 			    "%s).",
-			    dir, cu->path, cu->path, maxcuda);
+			    dir, cmd, cmd, maxcuda);
 	}
+	free(cmd);
 }
 
 /* A later candidate carrying the kernel module's version: the driver's own copy. */
@@ -370,7 +394,7 @@ static bool check_shadowed(const struct doctor_input *in, struct findings *out,
 {
 	const char *kv_src, *kv = kernel_version(in, &kv_src);
 	const struct lib_candidate *own;
-	char dir[512], cmd[2200];
+	char dir[512], *cmd;
 	struct finding *f;
 
 	if (!p->c || p->c->src != LIBSRC_LD_LIBRARY_PATH || !p->version[0] ||
@@ -388,12 +412,13 @@ static bool check_shadowed(const struct doctor_input *in, struct findings *out,
 		finding_evidence(f, "cuInit: 803 (CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)");
 	if (num_ok(&in->sys.nvml_init) && in->sys.nvml_init.v == NVML_RC_LIB_RM_VERSION_MISMATCH)
 		finding_evidence(f, "nvmlInit_v2: 18 (Driver/library version mismatch)");
-	ld_path_without(in->facts.libs.ld_library_path, dir, cmd, sizeof(cmd));
+	cmd = ld_path_without(in->facts.libs.ld_library_path, dir);
 	finding_fix(f, 0,
 		    "Remove %s from LD_LIBRARY_PATH: `%s`. A driver library must come from the "
 		    "installed driver; one bundled with an application or image only works with "
 		    "the exact same kernel module.",
 		    dir, cmd);
+	free(cmd);
 	return true;
 }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../gpu/busid.h"
+#include "../util/quote.h"
 #include "../util/util.h"
 #include "catalog.h"
 #include "doctor.h"
@@ -80,23 +81,36 @@ static bool uses_akmods(const struct platform_facts *p, const struct module_fact
 }
 
 /* "sudo apt install linux-headers-$(uname -r) && sudo dkms autoinstall" for `release`, or
- * for the running kernel when release is NULL. */
-static void rebuild_cmd(const struct platform_facts *p, const struct module_facts *m,
-			const char *release, char *out, size_t n)
+ * for the running kernel when release is NULL. A release is a folder name under /lib/modules
+ * (anyone who can install a kernel chooses it): quoted for the shell, unlike $(uname -r),
+ * which is there to be expanded. Returns a heap string. */
+static char *rebuild_cmd(const struct platform_facts *p, const struct module_facts *m,
+			 const char *release)
 {
-	char install[256];
-	const char *rel = release ? release : "$(uname -r)";
+	char *pkg = xstrdup(headers_pkg(p, release ? release : "$(uname -r)"));
+	char *rel = release ? quote_shell(release) : NULL, *install, *cmd;
+	size_t n;
 
-	const char *pkg = headers_pkg(p, rel);
+	if (release) {
+		char *q = quote_shell(pkg);
 
+		free(pkg);
+		pkg = q;
+	}
 	/* headers_pkg already follows the package manager: the same name for both slots */
-	fix_install(p, pkg, pkg, install, sizeof(install));
+	n = strlen(pkg) + 64;
+	install = xmalloc(n);
+	fix_install(p, pkg, pkg, install, n);
 	if (uses_akmods(p, m))
-		str_fmt(out, n, "%s && sudo akmods --force%s%s", install, release ? " --kernels " : "",
-			release ? release : "");
+		cmd = xasprintf("%s && sudo akmods --force%s%s", install, rel ? " --kernels " : "",
+				rel ? rel : "");
 	else
-		str_fmt(out, n, "%s && sudo dkms autoinstall%s%s", install, release ? " -k " : "",
-			release ? release : "");
+		cmd = xasprintf("%s && sudo dkms autoinstall%s%s", install, rel ? " -k " : "",
+				rel ? rel : "");
+	free(install);
+	free(pkg);
+	free(rel);
+	return cmd;
 }
 
 /* The driver branch, "580" of "580.159.04". */
@@ -140,10 +154,17 @@ static enum gpu_era era_of(const struct pci_dev *d, const struct gpu *g)
 static void flavour_fix(struct finding *f, const struct platform_facts *p, const char *version,
 			bool want_open)
 {
-	char branch[16], apt_pkg[64], install[256];
+	char branch[16], apt_pkg[128], install[256];
 
 	branch_of(version, branch, sizeof(branch));
 	str_fmt(apt_pkg, sizeof(apt_pkg), "nvidia-driver-%s%s", branch, want_open ? "-open" : "");
+	if (version[0]) {
+		/* the branch is the module's own version: quoted (18 + 4 x 15 + 2 at worst) */
+		char *q = quote_shell(apt_pkg);
+
+		str_copy(apt_pkg, q, sizeof(apt_pkg));
+		free(q);
+	}
 	fix_install(p, apt_pkg, want_open ? "kmod-nvidia-open-dkms" : "kmod-nvidia-latest-dkms",
 		    install, sizeof(install));
 	if (want_open)
@@ -251,7 +272,7 @@ static bool check_missing_for_kernel(const struct doctor_input *in, struct findi
 	const struct kernel_modfile *other = NULL;
 	const char *release = p->un.release;
 	bool running_listed = m->nkernels > 0 && strcmp(m->kernels[0].release, release) == 0;
-	char cmd[512];
+	char *cmd;
 	struct finding *f;
 	int i;
 
@@ -304,13 +325,14 @@ static bool check_missing_for_kernel(const struct doctor_input *in, struct findi
 		finding_evidence(f, "/var/lib/dkms/nvidia*/%s: built for %s (log: build/make.log)",
 				 m->dkms_versions[i],
 				 m->dkms_kernels[i][0] ? m->dkms_kernels[i] : "no kernel");
-	rebuild_cmd(p, m, NULL, cmd, sizeof(cmd));
+	cmd = rebuild_cmd(p, m, NULL);
 	finding_fix(f, FIX_ROOT,
 		    "Install the headers and rebuild: `%s && sudo modprobe nvidia`%s%s%s. To stop it "
 		    "recurring, keep %s installed before kernel updates, or use the distribution's "
 		    "precompiled module packages.",
 		    cmd, other ? " (or boot kernel " : "", other ? other->release : "",
 		    other ? ", which has one)" : "", uses_akmods(p, m) ? "akmods" : "dkms");
+	free(cmd);
 	return true;
 }
 
@@ -592,7 +614,7 @@ static void check_next_kernel(const struct doctor_input *in, struct findings *ou
 	const struct host_facts *h = &in->facts;
 	const struct module_facts *m = &h->module;
 	const struct kernel_modfile *next = NULL;
-	char cmd[512];
+	char *cmd;
 	struct finding *f;
 	int i;
 
@@ -618,8 +640,9 @@ static void check_next_kernel(const struct doctor_input *in, struct findings *ou
 	for (i = 0; i < m->ndkms; i++)
 		finding_evidence(f, "/var/lib/dkms/nvidia*/%s: built for %s", m->dkms_versions[i],
 				 m->dkms_kernels[i][0] ? m->dkms_kernels[i] : "no kernel");
-	rebuild_cmd(&h->platform, m, next->release, cmd, sizeof(cmd));
+	cmd = rebuild_cmd(&h->platform, m, next->release);
 	finding_fix(f, FIX_ROOT, "Build it before rebooting: `%s`.", cmd);
+	free(cmd);
 }
 
 static void ok_line(const struct doctor_input *in, struct findings *out)

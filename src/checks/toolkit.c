@@ -10,8 +10,10 @@
  * Version" and people mistake for the installed toolkit).
  */
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "../util/quote.h"
 #include "../util/util.h"
 #include "catalog.h"
 #include "doctor.h"
@@ -119,6 +121,19 @@ static const struct framework *active_torch(const struct python_facts *py)
 	return NULL;
 }
 
+/* "export CUDA_HOME=<path> PATH=<path>/bin:$PATH" (a heap string): the toolkit's folder is
+ * quoted for the shell, $PATH is left for it to expand. */
+static char *export_toolkit(const char *path)
+{
+	char *bin = xasprintf("%s/bin", path), *qpath = quote_shell(path), *qbin = quote_shell(bin);
+	char *cmd = xasprintf("export CUDA_HOME=%s PATH=%s:$PATH", qpath, qbin);
+
+	free(bin);
+	free(qpath);
+	free(qbin);
+	return cmd;
+}
+
 static void check_cuda_home(const struct doctor_input *in, struct findings *out)
 {
 	const struct toolkit_facts *t = &in->facts.toolkit;
@@ -134,11 +149,14 @@ static void check_cuda_home(const struct doctor_input *in, struct findings *out)
 	k = find_default(t);
 	if (!k && t->n)
 		k = &t->v[0];
-	if (k)
+	if (k) {
+		char *q = quote_shell(k->path);
+
 		finding_fix(f, 0, "`export CUDA_HOME=%s` (a toolkit that exists), or `unset "
 				  "CUDA_HOME`.",
-			    k->path);
-	else
+			    q);
+		free(q);
+	} else
 		finding_fix(f, 0, "`unset CUDA_HOME`; install a CUDA toolkit only if you build "
 				  "CUDA code.");
 }
@@ -204,10 +222,10 @@ static void check_framework_major(const struct doctor_input *in, struct findings
 	if (t->cuda_home[0])
 		finding_evidence(f, "environment: CUDA_HOME = %s", t->cuda_home);
 	if (match) {
-		finding_fix(f, 0,
-			    "Only needed to build extensions: `export CUDA_HOME=%s "
-			    "PATH=%s/bin:$PATH`.",
-			    match->path, match->path);
+		char *cmd = export_toolkit(match->path);
+
+		finding_fix(f, 0, "Only needed to build extensions: `%s`.", cmd);
+		free(cmd);
 	} else {
 		char pkg[64], cmd[160];
 
@@ -224,7 +242,7 @@ static void check_framework_major(const struct doctor_input *in, struct findings
 static void check_disagree(const struct doctor_input *in, struct findings *out)
 {
 	const struct toolkit_facts *t = &in->facts.toolkit;
-	char prefix[256];
+	char prefix[256], *cmd;
 	const struct toolkit *nv, *home;
 	struct finding *f;
 
@@ -244,8 +262,9 @@ static void check_disagree(const struct doctor_input *in, struct findings *out)
 			nv->version, nv->path, home->version, home->path);
 	finding_evidence(f, "nvcc on PATH: %s", t->nvcc_path);
 	finding_evidence(f, "environment: CUDA_HOME = %s -> %s", t->cuda_home, t->cuda_home_real);
-	finding_fix(f, 0, "Point both at one toolkit: `export CUDA_HOME=%s PATH=%s/bin:$PATH`.",
-		    home->path, home->path);
+	cmd = export_toolkit(home->path);
+	finding_fix(f, 0, "Point both at one toolkit: `%s`.", cmd);
+	free(cmd);
 }
 
 void check_toolkit(const struct doctor_input *in, struct findings *out)

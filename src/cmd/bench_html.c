@@ -5,7 +5,6 @@
  * against size, GEMM rate against size, CPU against GPU), and SM clock and power over the run.
  * CI opens a page made from a stored result in headless Chromium (tests/cli/bench_html.sh).
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 
 #include "../bench/bench.h"
 #include "../util/err.h"
+#include "../util/file.h"
 #include "../util/strbuf.h"
 #include "../util/util.h"
 #include "bench_report.h"
@@ -537,18 +537,10 @@ char *bench_report_html(json_t *doc)
 int bench_report_html_file(json_t *doc, const char *path, struct err *e)
 {
 	char *html = bench_report_html(doc);
-	FILE *f = fopen(path, "we");
-	size_t len = strlen(html);
-	int rc = 0;
+	/* 0644: the page is made to be shared (GPU models, driver versions and measured rates,
+	 * no host name, serial or path); replaced, never written through a link someone planted */
+	int rc = file_replace(path, html, strlen(html), 0644, e);
 
-	if (!f) {
-		free(html);
-		return err_set(e, EXIT_ERROR, "cannot write '%s': %s", path, strerror(errno));
-	}
-	if (fwrite(html, 1, len, f) != len)
-		rc = err_set(e, EXIT_ERROR, "cannot write '%s': %s", path, strerror(errno));
-	if (fclose(f) != 0 && rc == 0)
-		rc = err_set(e, EXIT_ERROR, "cannot write '%s': %s", path, strerror(errno));
 	free(html);
 	return rc;
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/quote.h"
 #include "../util/strbuf.h"
 #include "../util/term.h"
 #include "../util/util.h"
@@ -117,9 +118,12 @@ static const char *sev_color(enum severity s)
 }
 
 /* Print text wrapped to `width`, the first line after `first` columns already used, the
- * following lines indented by `indent`. */
-static void wrap(FILE *f, const char *text, int first, int indent, int width)
+ * following lines indented by `indent`. Every line of the report goes through here, and most
+ * carry machine strings (paths, versions, kernel log lines): control bytes are shown escaped,
+ * never sent to the terminal. */
+static void wrap(FILE *f, const char *raw, int first, int indent, int width)
 {
+	char *text = quote_visible(raw);
 	int col = first;
 	const char *p = text;
 
@@ -149,6 +153,7 @@ static void wrap(FILE *f, const char *text, int first, int indent, int width)
 			p++;
 	}
 	fputc('\n', f);
+	free(text);
 }
 
 static void fix_flags_text(unsigned flags, char *out, size_t n)

@@ -18,6 +18,7 @@
 #include "../gpu/fields.h"
 #include "../gpu/probe.h"
 #include "../record/recording.h"
+#include "../util/quote.h"
 #include "../util/strbuf.h"
 #include "../util/term.h"
 #include "../util/util.h"
@@ -105,7 +106,7 @@ static void csv_value(struct strbuf *sb, const struct field *f, const struct fie
 	char eb[96];
 
 	if (o->st == VAL_OK) {
-		sb_adds(sb, o->text);
+		quote_visible_add(sb, o->text); /* names and versions come from the driver */
 		if (f->unit && !nounits)
 			sb_addf(sb, " %s", f->unit);
 	} else if (o->st == VAL_ERR) {
@@ -355,13 +356,23 @@ static void human_status(const struct gpu_system *sys, const struct status_opts 
 			       c_reset());
 			continue;
 		}
-		str_copy(name, text_ok(&st->name) ? st->name.s : "n/a", sizeof(name));
-		if (text_ok(&st->bus_id))
-			str_copy(bus, strlen(st->bus_id.s) > 12 ? st->bus_id.s + strlen(st->bus_id.s) - 12
-								 : st->bus_id.s,
-				 sizeof(bus));
-		else
+		/* what the driver says is shown with its control bytes escaped */
+		if (text_ok(&st->name)) {
+			char *v = quote_visible(st->name.s);
+
+			str_copy(name, v, sizeof(name));
+			free(v);
+		} else {
+			str_copy(name, "n/a", sizeof(name));
+		}
+		if (text_ok(&st->bus_id)) {
+			char *v = quote_visible(st->bus_id.s);
+
+			str_copy(bus, strlen(v) > 12 ? v + strlen(v) - 12 : v, sizeof(bus));
+			free(v);
+		} else {
 			str_copy(bus, "n/a", sizeof(bus));
+		}
 		str_fmt(temp, sizeof(temp), "%s/%s",
 			num_ok(&s->temp_c) ? (str_fmt(a, sizeof(a), "%lldC", (long long)s->temp_c.v), a)
 					   : "n/a",
@@ -532,9 +543,12 @@ static int run_status(int argc, char **argv)
 		rc = run_query(&sys, &o);
 	else if (o.json)
 		json_status(&sys, &o);
-	else if (sys.ngpus == 0)
-		printf("no NVIDIA GPU found by NVML (driver %s)\n",
-		       text_ok(&sys.driver_version) ? sys.driver_version.s : "n/a");
+	else if (sys.ngpus == 0) {
+		char *v = quote_visible(text_ok(&sys.driver_version) ? sys.driver_version.s : "n/a");
+
+		printf("no NVIDIA GPU found by NVML (driver %s)\n", v);
+		free(v);
+	}
 	else
 		human_status(&sys, &o);
 out:

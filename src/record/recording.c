@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "../host/host.h"
+#include "../util/file.h"
 #include "../util/strbuf.h"
 #include "../util/util.h"
 #include "recorder.h"
@@ -437,8 +438,8 @@ static int rec_write_locked(const char *path, const struct rec_meta *meta, struc
 	char stamp[64];
 	time_t now = time(NULL);
 	struct tm tm;
-	char *text;
-	FILE *f;
+	char *text, *with_nl;
+	int rc;
 
 	if (!doc)
 		return err_set(e, EXIT_ERROR, "no recording was made");
@@ -455,19 +456,19 @@ static int rec_write_locked(const char *path, const struct rec_meta *meta, struc
 	if (!text)
 		return err_set(e, EXIT_ERROR, "cannot serialise the recording");
 	if (strcmp(path, "-") == 0) {
-		f = stdout;
-	} else if (!(f = fopen(path, "we"))) {
+		fputs(text, stdout);
+		fputc('\n', stdout);
 		free(text);
-		return err_set(e, EXIT_ERROR, "cannot write '%s': %s", path, strerror(errno));
-	}
-	fputs(text, f);
-	fputc('\n', f);
-	free(text);
-	if (f != stdout && fclose(f) != 0)
-		return err_set(e, EXIT_ERROR, "cannot write '%s': %s", path, strerror(errno));
-	if (f == stdout)
 		fflush(stdout);
-	return 0;
+		return 0;
+	}
+	/* 0600: a recording describes the machine (paths, users, versions, serials unless
+	 * scrubbed); file_replace never writes through a link or into someone else's file */
+	with_nl = xasprintf("%s\n", text);
+	free(text);
+	rc = file_replace(path, with_nl, strlen(with_nl), 0600, e);
+	free(with_nl);
+	return rc;
 }
 
 /* Under the lock: after a hang, threads the watchdog abandoned may still be recording. */

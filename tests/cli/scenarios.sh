@@ -2,10 +2,14 @@
 # that carries an "expect", such as the healthy bare-metal variant) yields its findings and
 # exit code. Each scenario carries "expect": {"exit": N, "findings": {"id": "severity"},
 # "absent": ["id"], "echo_of": {"id": "cause-id" or null}, "gpus": {"id": [index, ...]},
+# "fix_has": {"id": ["text", ...]}, "report_has": ["text", ...], "report_lacks": ["text", ...],
 # "env": {"VAR": "value"}, "status_exit": N}; see docs/scenarios.md. The scenarios in
 # tests/scenarios/known-gaps/ state what doctor should say but does not yet: they are run too
 # and reported as SKIP lines.
 . "$TOP/tests/cli/lib.sh"
+
+# vis TEXT: TEXT with its control bytes shown (^[), for the names of checks
+vis() { printf '%s' "$1" | cat -v; }
 
 # check_scenario FILE: the PASS/FAIL lines of one scenario's expectations
 check_scenario() {
@@ -58,12 +62,34 @@ check_scenario() {
 			"$TMP/out.json" >/dev/null 2>&1; then pass "$name: no $id"; else
 			fail "$name: no $id"; fi
 	done
+	# "fix_has": the JSON fix text of a finding with that id holds each text as it is
+	jq -r '(.expect.fix_has // {}) | to_entries[] | .key as $id | .value[] | "\($id) \(.)"' "$f" |
+	while IFS= read -r line; do
+		id=${line%% *}
+		text=${line#* }
+		if jq -e --arg id "$id" --arg t "$text" \
+			'[.findings[] | select(.id == $id) | .fix.text // ""] | any(contains($t))' \
+			"$TMP/out.json" >/dev/null 2>&1; then pass "$name: $id fix holds $(vis "$text")"; else
+			fail "$name: $id fix holds $(vis "$text")" "found: $(jq -c --arg id "$id" '[.findings[] | select(.id == $id) | .fix.text]' "$TMP/out.json" 2>/dev/null | cat -v)"; fi
+	done
 	# the human report of the same machine: same exit code, no crash, fits 100 columns
 	env $envs COLUMNS=100 "$GPUVET" --replay "$f" doctor >"$TMP/out.txt" 2>"$TMP/err"
 	got=$?
 	width=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$TMP/out.txt")
 	if [ "$got" -eq "$want" ] && [ "$width" -le 100 ]; then pass "$name: human report"; else
 		fail "$name: human report" "exit $got, widest line $width"; fi
+	# "report_has" / "report_lacks": texts (fixed strings, within one line: the report wraps at
+	# spaces) the human report shows or must never show (a raw escape byte)
+	jq -r '(.expect.report_has // [])[]' "$f" | while IFS= read -r text; do
+		if grep -Fq -- "$text" "$TMP/out.txt"; then pass "$name: report shows $(vis "$text")"; else
+			fail "$name: report shows $(vis "$text")" "$(head -c 300 "$TMP/out.txt" | cat -v)"; fi
+	done
+	jq -r '(.expect.report_lacks // [])[]' "$f" | while IFS= read -r text; do
+		if grep -Fq -- "$text" "$TMP/out.txt"; then
+			fail "$name: report never shows $(vis "$text")" \
+				"$(grep -F -- "$text" "$TMP/out.txt" | head -2 | cat -v)"
+		else pass "$name: report never shows $(vis "$text")"; fi
+	done
 	swant=$(jq -r '.expect.status_exit // 0' "$f")
 	env $envs "$GPUVET" --replay "$f" status >"$TMP/status.txt" 2>"$TMP/err"
 	got=$?

@@ -486,6 +486,23 @@ static void catalog_entries(void)
 	CHECK(!finding_def_find("module.missing_for_kernel")->symptom);
 }
 
+/* Issue 8: a group's name comes from the machine (/etc/group); pasted, the fix must run
+ * nothing it holds ($USER stays for the shell to expand). */
+static void machine_values_quoted_in_fixes(void)
+{
+	struct devnode *n0;
+
+	healthy();
+	n0 = node("/dev/nvidia0");
+	n0->st.mode = 0660;
+	n0->st.gid = 44;
+	str_copy(n0->group, "vid$(id)eo", sizeof(n0->group));
+	n0->access_rc = -EACCES;
+	run_checks();
+	CHECK(find("devices.permission_denied"));
+	CHECK_CONTAINS(find("devices.permission_denied")->fix, "`sudo usermod -aG 'vid$(id)eo' $USER`");
+}
+
 int main(void)
 {
 	in = calloc(1, sizeof(*in));
@@ -500,6 +517,7 @@ int main(void)
 	RUN(row33_wsl_faults);
 	RUN(platform_notes);
 	RUN(catalog_entries);
+	RUN(machine_values_quoted_in_fixes);
 	findings_free(&fs);
 	free(in);
 	return TEST_DONE();

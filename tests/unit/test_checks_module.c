@@ -391,6 +391,37 @@ static void row11_uvm_hmm(void)
 	CHECK_CONTAINS(find("module.uvm_hmm_failed")->fix, "uvm_disable_hmm=1");
 }
 
+/* Issue 8: a kernel release (a folder name under /lib/modules) and the module's version come
+ * from the machine; pasted, the fix must run nothing they hold. */
+static void machine_values_quoted_in_fixes(void)
+{
+	struct module_facts *m;
+	const struct finding *f;
+
+	healthy();
+	m = &in->facts.module;
+	m->nkernels = 2;
+	str_copy(m->kernels[1].release, "6.9.0-1$(id)", sizeof(m->kernels[1].release));
+	m->kernels[1].has_image = true;
+	in->facts.platform.pkg = PKG_DNF;
+	m->ndkms = 0;
+	run_checks();
+	f = find("module.missing_for_next_kernel");
+	CHECK(f);
+	CHECK_CONTAINS(f->fix, "`sudo dnf install 'kernel-devel-6.9.0-1$(id)' && sudo akmods --force "
+			       "--kernels '6.9.0-1$(id)'`");
+
+	healthy();
+	str_copy(in->facts.module.version, "580$(id).1", sizeof(in->facts.module.version));
+	in->facts.module.open_flavour = false;
+	in->facts.pci.devs[0].device = in->facts.pci.devs[1].device = 0x2901;
+	gpus[0].st.cc_major.v = gpus[1].st.cc_major.v = 10;
+	run_checks();
+	f = find("module.wrong_flavour");
+	CHECK(f);
+	CHECK_CONTAINS(f->fix, "`sudo apt install 'nvidia-driver-580$(id)-open'`");
+}
+
 int main(void)
 {
 	in = calloc(1, sizeof(*in));
@@ -409,6 +440,7 @@ int main(void)
 	RUN(row9_unsupported_gpu);
 	RUN(row11_uvm_missing);
 	RUN(row11_uvm_hmm);
+	RUN(machine_values_quoted_in_fixes);
 	findings_free(&fs);
 	free(in);
 	return TEST_DONE();

@@ -1295,6 +1295,95 @@ static void h200_end_to_end(void)
 	fr_free(root);
 }
 
+/* ---- issue 8: values from the machine are quoted in fix commands ------------------------ */
+
+/* Paths, versions and folders are whoever-controls-the-machine's choice: pasted, a fix must
+ * not run what they hold. */
+static void machine_values_quoted_in_fixes(void)
+{
+	struct doctor_input *in = h200();
+	struct lib_facts *l = &in->facts.libs;
+	struct toolkit_facts *t = &in->facts.toolkit;
+	struct framework *torch = &in->facts.python.v[0].fw[0];
+	struct findings fs;
+	const struct finding *f;
+
+	/* the driver branch of a package name comes from the module's version */
+	in->facts.platform.container = false;
+	str_copy(in->facts.module.version, "58$(id).1", sizeof(in->facts.module.version));
+	memset(&l->libnvml, 0, sizeof(l->libnvml));
+	in->sys.nvml_lib.loaded = false;
+	run(in, &fs, check_libraries);
+	f = find(&fs, "libraries.nvml_missing");
+	CHECK(fix_has(f, "sudo apt install 'libnvidia-compute-58$(id)' && sudo ldconfig"));
+	findings_free(&fs);
+	free(in);
+
+	/* a compat libcuda from the loader cache: its path goes to dpkg -S and rpm -qf */
+	in = h200();
+	l = &in->facts.libs;
+	memset(&l->libcuda, 0, sizeof(l->libcuda));
+	cand(&l->libcuda, "libcuda.so.1", "/opt/o'brien/compat/libcuda.so.1",
+	     "/opt/o'brien/compat/libcuda.so.590.44.01", "590.44.01", LIBSRC_LDCACHE);
+	str_copy(in->sys.cuda_lib.path, "/opt/o'brien/compat/libcuda.so.590.44.01",
+		 sizeof(in->sys.cuda_lib.path));
+	num_set(&in->sys.cuda_init, 804);
+	run(in, &fs, check_libraries);
+	f = find(&fs, "libraries.cuda_compat");
+	CHECK(fix_has(f, "`dpkg -S '/opt/o'\\''brien/compat/libcuda.so.590.44.01'`"));
+	findings_free(&fs);
+
+	/* a stub found through the loader configuration: the folder is grep's fixed string */
+	memset(&l->libcuda, 0, sizeof(l->libcuda));
+	cand(&l->libcuda, "libcuda.so.1", "/opt/a b/stubs/libcuda.so.1", "/opt/a b/stubs/libcuda.so",
+	     "", LIBSRC_LDCACHE);
+	in->sys.cuda_lib.loaded = false;
+	in->sys.cuda_lib.attempted = false;
+	num_set(&in->sys.cuda_init, 34);
+	run(in, &fs, check_libraries);
+	f = find(&fs, "libraries.cuda_stub");
+	CHECK(fix_has(f, "`grep -rlF '/opt/a b/stubs' /etc/ld.so.conf /etc/ld.so.conf.d`"));
+	findings_free(&fs);
+	free(in);
+
+	/* toolkit folders for CUDA_HOME and PATH; $PATH itself stays for the shell */
+	in = h200();
+	t = &in->facts.toolkit;
+	str_copy(t->v[0].path, "/opt/cuda $(id)", sizeof(t->v[0].path));
+	str_copy(t->cuda_home, "/usr/local/cuda-12.9", sizeof(t->cuda_home));
+	t->cuda_home_real[0] = t->cuda_home_version[0] = '\0';
+	run(in, &fs, check_toolkit);
+	CHECK(fix_has(find(&fs, "toolkit.cuda_home_missing"), "`export CUDA_HOME='/opt/cuda $(id)'`"));
+	findings_free(&fs);
+	free(in);
+
+	in = h200();
+	t = &in->facts.toolkit;
+	str_copy(in->facts.python.v[0].fw[0].version, "2.9.1+cu126", 64);
+	str_copy(in->facts.python.v[0].fw[0].cuda, "12.6", 16);
+	str_copy(t->v[1].path, "/opt/cuda 12.6", sizeof(t->v[1].path));
+	str_copy(t->v[1].version, "12.6.3", sizeof(t->v[1].version));
+	t->n = 2;
+	run(in, &fs, check_toolkit);
+	CHECK(fix_has(find(&fs, "toolkit.mismatch_framework"),
+		      "`export CUDA_HOME='/opt/cuda 12.6' PATH='/opt/cuda 12.6/bin':$PATH`"));
+	findings_free(&fs);
+	free(in);
+
+	/* a Python environment's interpreter */
+	in = h200();
+	torch = &in->facts.python.v[0].fw[0];
+	str_copy(in->facts.python.v[0].prefix, "/home/a b/.venv", sizeof(in->facts.python.v[0].prefix));
+	str_copy(torch->version, "2.11.0+cpu", sizeof(torch->version));
+	torch->cuda[0] = '\0';
+	torch->cpu_only = true;
+	run(in, &fs, check_framework);
+	CHECK(fix_has(find(&fs, "framework.cpu_only"),
+		      "`'/home/a b/.venv/bin/python3' -m pip install --force-reinstall torch"));
+	findings_free(&fs);
+	free(in);
+}
+
 int main(void)
 {
 	RUN(h200_end_to_end);
@@ -1322,5 +1411,6 @@ int main(void)
 	RUN(row17_device_order);
 	RUN(row21_bad_cuda_vars);
 	RUN(catalog_entries);
+	RUN(machine_values_quoted_in_fixes);
 	return TEST_DONE();
 }

@@ -1,0 +1,29 @@
+/*
+ * file.h: writing an output file without trusting what is already at its path.
+ *
+ * gpuvet writes files the user names (`record FILE`, `bench --html FILE`), often in a shared
+ * folder such as /tmp. A plain fopen there follows a symbolic link someone planted at FILE
+ * (overwriting whatever it points at, with our rights) and writes into a file someone else
+ * created beforehand (which keeps their ownership, so they can read or change it). The
+ * counterpart is file.c.
+ */
+#ifndef GPUVET_FILE_H
+#define GPUVET_FILE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "err.h"
+
+/*
+ * Replace whatever is at `path` with a new file of our own holding data[0..len): the bytes go
+ * to a fresh temporary file in the same folder (created exclusively, never through a link,
+ * with `mode` less the umask), which is flushed to disk and renamed over `path`. A link at
+ * `path` is replaced, not followed; a file there is replaced by a new one (a new inode, owned
+ * by us). A character device (/dev/null) and a pipe or device behind a link root owns
+ * (/dev/stdout) are written in place instead. Returns 0, or -1 with e set to "cannot write
+ * 'PATH': reason" (EXIT_ERROR); on failure no temporary is left behind and `path` is unchanged.
+ */
+int file_replace(const char *path, const void *data, size_t len, mode_t mode, struct err *e);
+
+#endif
