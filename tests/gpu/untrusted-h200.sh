@@ -44,9 +44,15 @@ ls -l "$O/live.json" "$O/scrubbed.json"
 	grep -o 'UUID=[^ ]*' /proc/cmdline | cut -d= -f2
 } | grep -v '^$' | grep -vE '^(N/A|\[N/A\]|localhost)$' | sort -u >"$T/ids"
 echo "identifiers read here: $(wc -l <"$T/ids")"
+# whole words, case-insensitive: "vm" as a host name is not the "vm" inside "kvm"; the
+# default account of a distribution image ("ubuntu") names nobody and is kept by design
+# (src/record/scrub_learn.c), which this says rather than hides
 while read -r id; do
-	if grep -qiF -- "$id" "$O/live.json"; then inlive=yes; else inlive=no; fi
-	if grep -qiF -- "$id" "$O/scrubbed.json"; then
+	if grep -qiwF -- "$id" "$O/live.json"; then inlive=yes; else inlive=no; fi
+	case "$id" in ubuntu | debian | ec2-user | cloud-user | azureuser)
+		echo "NOTE '$id' is a distribution's default account: kept"; continue ;;
+	esac
+	if grep -qiwF -- "$id" "$O/scrubbed.json"; then
 		ko "scrubbed recording holds no '$id'" "(in the plain recording: $inlive)"
 	else
 		ok "scrubbed recording holds no identifier (plain recording had it: $inlive)"
