@@ -98,7 +98,6 @@ typedef struct cu_event_st *cu_event;	/* CUevent */
 struct cuda_api {
 	int (*Init)(unsigned);
 	int (*DriverGetVersion)(int *);
-	int (*GetErrorName)(int, const char **);
 	int (*GetErrorString)(int, const char **);
 	int (*DeviceGetCount)(int *);
 	int (*DeviceGet)(cu_device *, int);
@@ -106,12 +105,10 @@ struct cuda_api {
 	int (*DeviceGetAttribute)(int *, int, cu_device);
 	int (*DeviceGetPCIBusId)(char *, int, cu_device);
 	int (*DeviceTotalMem)(size_t *, cu_device);
-	int (*DeviceGetUuid)(unsigned char *, cu_device);
 	/* used by bench */
 	int (*DevicePrimaryCtxRetain)(cu_ctx *, cu_device);
 	int (*DevicePrimaryCtxRelease)(cu_device);
 	int (*CtxSetCurrent)(cu_ctx);
-	int (*CtxGetCurrent)(cu_ctx *);
 	int (*CtxSynchronize)(void);
 	int (*CtxEnablePeerAccess)(cu_ctx, unsigned);
 	int (*CtxDisablePeerAccess)(cu_ctx);
@@ -121,8 +118,6 @@ struct cuda_api {
 	int (*MemFree)(cu_ptr);
 	int (*MemHostAlloc)(void **, size_t, unsigned);
 	int (*MemFreeHost)(void *);
-	int (*MemHostRegister)(void *, size_t, unsigned);
-	int (*MemHostUnregister)(void *);
 	int (*MemHostGetDevicePointer)(cu_ptr *, void *, unsigned);
 	int (*MemcpyHtoD)(cu_ptr, const void *, size_t);
 	int (*MemcpyDtoH)(void *, cu_ptr, size_t);
@@ -131,7 +126,6 @@ struct cuda_api {
 	int (*MemcpyDtoDAsync)(cu_ptr, cu_ptr, size_t, cu_stream);
 	int (*MemcpyPeerAsync)(cu_ptr, cu_ctx, cu_ptr, cu_ctx, size_t, cu_stream);
 	int (*MemsetD32Async)(cu_ptr, unsigned, size_t, cu_stream);
-	int (*MemsetD8Async)(cu_ptr, unsigned char, size_t, cu_stream);
 	int (*ModuleLoadData)(cu_module *, const void *);
 	/* options, option values: the JIT error log of a module that will not load */
 	int (*ModuleLoadDataEx)(cu_module *, const void *, unsigned, int *, void **);
@@ -144,12 +138,10 @@ struct cuda_api {
 	int (*StreamDestroy)(cu_stream);
 	int (*StreamSynchronize)(cu_stream);
 	int (*StreamWaitEvent)(cu_stream, cu_event, unsigned);
-	int (*StreamQuery)(cu_stream);
 	int (*EventCreate)(cu_event *, unsigned);
 	int (*EventDestroy)(cu_event);
 	int (*EventRecord)(cu_event, cu_stream);
 	int (*EventSynchronize)(cu_event);
-	int (*EventQuery)(cu_event);
 	int (*EventElapsedTime)(float *, cu_event, cu_event);
 };
 

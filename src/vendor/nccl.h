@@ -40,7 +40,6 @@ struct nccl_api {
 	int (*GroupStart)(void);
 	int (*GroupEnd)(void);
 	const char *(*GetErrorString)(int);
-	int (*CommGetAsyncError)(nccl_comm, int *);
 };
 
 struct nccl_lib {

@@ -257,11 +257,6 @@ struct nvml_process_info_v1 { /* nvmlProcessInfo_v1_t, for the unsuffixed calls 
 	unsigned long long used_gpu_memory;
 };
 
-struct nvml_violation_time { /* nvmlViolationTime_t */
-	unsigned long long reference_time;
-	unsigned long long violation_time; /* ns */
-};
-
 struct nvml_process_utilization_sample { /* nvmlProcessUtilizationSample_t */
 	unsigned pid;
 	unsigned long long timestamp; /* us */
@@ -303,7 +298,6 @@ typedef struct nvml_device *nvml_dev; /* the one typedef: NVML's handle is a poi
 struct nvml_api {
 	int (*Init)(void);
 	int (*Shutdown)(void);
-	const char *(*ErrorString)(int);
 	int (*SystemGetDriverVersion)(char *, unsigned);
 	int (*SystemGetNVMLVersion)(char *, unsigned);
 	int (*SystemGetCudaDriverVersion)(int *);
@@ -364,7 +358,6 @@ struct nvml_api {
 	int (*DeviceGetGpuFabricInfoV)(nvml_dev, struct nvml_fabric_info_v2 *);
 	int (*DeviceGetGpuFabricInfo)(nvml_dev, struct nvml_fabric_info *);
 	int (*DeviceGetFanSpeed)(nvml_dev, unsigned *);
-	int (*DeviceGetViolationStatus)(nvml_dev, int, struct nvml_violation_time *);
 	int (*DeviceGetComputeRunningProcesses)(nvml_dev, unsigned *, struct nvml_process_info *);
 	int (*DeviceGetGraphicsRunningProcesses)(nvml_dev, unsigned *, struct nvml_process_info *);
 	/* drivers before 470 only have the unsuffixed calls, with the shorter v1 struct */

@@ -627,6 +627,29 @@ EXPORT int nvmlDeviceGetComputeRunningProcesses_v2(nvml_dev h, unsigned *c, stru
 EXPORT int nvmlDeviceGetGraphicsRunningProcesses_v3(nvml_dev h, unsigned *c, struct nvml_process_info *i) { return processes(h, "nvmlDeviceGetGraphicsRunningProcesses", c, i); }
 EXPORT int nvmlDeviceGetGraphicsRunningProcesses_v2(nvml_dev h, unsigned *c, struct nvml_process_info *i) { return processes(h, "nvmlDeviceGetGraphicsRunningProcesses", c, i); }
 
+/* Drivers before 470 have only the unsuffixed calls, with the shorter struct: the same answer,
+ * narrowed (a recording marks the _v3/_v2 names missing to replay such a driver). */
+static int processes_v1(nvml_dev h, const char *key, unsigned *count,
+			struct nvml_process_info_v1 *info)
+{
+	struct nvml_process_info *wide = calloc(*count ? *count : 1, sizeof(*wide));
+	unsigned i;
+	int rc;
+
+	if (!wide)
+		return NVML_ERROR_UNKNOWN;
+	rc = processes(h, key, count, wide);
+	for (i = 0; rc == NVML_SUCCESS && i < *count; i++) {
+		info[i].pid = wide[i].pid;
+		info[i].used_gpu_memory = wide[i].used_gpu_memory;
+	}
+	free(wide);
+	return rc;
+}
+
+EXPORT int nvmlDeviceGetComputeRunningProcesses(nvml_dev h, unsigned *c, struct nvml_process_info_v1 *i) { return processes_v1(h, "nvmlDeviceGetComputeRunningProcesses", c, i); }
+EXPORT int nvmlDeviceGetGraphicsRunningProcesses(nvml_dev h, unsigned *c, struct nvml_process_info_v1 *i) { return processes_v1(h, "nvmlDeviceGetGraphicsRunningProcesses", c, i); }
+
 /* ---- monitor: process utilisation, topology, NVLink, GPM -------------------------------- */
 
 #include <sys/time.h>
