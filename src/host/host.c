@@ -30,6 +30,7 @@
 #include "../util/util.h"
 #include "hostio.h"
 #include "memtree.h"
+#include "pathwalk.h"
 
 #define HOST_PATH_MAX 4096
 
@@ -359,87 +360,39 @@ static void join_root(char *out, size_t n, const char *path)
 	str_fmt(out, n, "%s%s", root_dir, path);
 }
 
+/* A step of a walk through a fake root on disk: lstat, and readlink for a link. */
+static int root_step(void *ctx, const char *path, bool *is_link, char *target, size_t n)
+{
+	char real[HOST_PATH_MAX * 2];
+	struct stat st;
+	ssize_t tl;
+
+	(void)ctx;
+	join_root(real, sizeof(real), path);
+	if (lstat(real, &st) != 0)
+		/* a path below a file does not exist either: ENOTDIR reads as ENOENT, as on the
+		 * recorded machine where a listed name may be a placeholder file */
+		return errno == ENOTDIR ? -ENOENT : -errno;
+	if (!S_ISLNK(st.st_mode))
+		return 0;
+	tl = readlink(real, target, n - 1);
+	if (tl < 0)
+		return -errno;
+	target[tl] = '\0';
+	*is_link = true;
+	return 0;
+}
+
 /*
- * Resolve path (absolute, on the examined machine) inside the root: every symbolic link met
- * is read, recorded and followed; absolute targets restart at the root. The result has no root
- * prefix. follow_last=false leaves a final link unresolved (lstat semantics).
+ * Resolve path (absolute, on the examined machine) inside the root or the recording: every
+ * symbolic link met is read, recorded and followed; absolute targets restart at the root. The
+ * result has no root prefix. follow_last=false leaves a final link unresolved (lstat).
  */
 static int resolve(const char *path, char *out, size_t n, bool follow_last)
 {
-	char todo[HOST_PATH_MAX * 2];
-	char done[HOST_PATH_MAX];
-	int links = 0;
-
 	if (memtree_active())
 		return memtree_resolve(path, out, n, follow_last);
-	if (!path || path[0] != '/')
-		return -EINVAL;
-	str_copy(todo, path, sizeof(todo));
-	done[0] = '\0';
-	for (;;) {
-		char *p = todo, *slash;
-		char comp[NAME_MAX + 1];
-		char full[HOST_PATH_MAX], real[HOST_PATH_MAX * 2];
-		struct stat st;
-		size_t clen;
-
-		while (*p == '/')
-			p++;
-		if (!*p)
-			break;
-		slash = strchr(p, '/');
-		clen = slash ? (size_t)(slash - p) : strlen(p);
-		if (clen > NAME_MAX)
-			return -ENAMETOOLONG;
-		memcpy(comp, p, clen);
-		comp[clen] = '\0';
-		memmove(todo, p + clen, strlen(p + clen) + 1);
-		if (strcmp(comp, ".") == 0)
-			continue;
-		if (strcmp(comp, "..") == 0) {
-			char *last = strrchr(done, '/');
-
-			if (last)
-				*last = '\0';
-			continue;
-		}
-		str_fmt(full, sizeof(full), "%s/%s", done, comp);
-		join_root(real, sizeof(real), full);
-		if (lstat(real, &st) != 0) {
-			int err = errno;
-
-			/* Keep the unresolved rest so the caller reports the whole path. A path
-			 * below a file does not exist either: ENOTDIR reads as ENOENT, so a replay
-			 * (where a listed name may be an empty placeholder file) answers as the
-			 * recorded machine did. */
-			str_fmt(out, n, "%s%s", full, todo);
-			return err == ENOTDIR ? -ENOENT : -err;
-		}
-		if (S_ISLNK(st.st_mode) && (todo[0] || follow_last)) {
-			char target[HOST_PATH_MAX];
-			ssize_t tl = readlink(real, target, sizeof(target) - 1);
-			char next[HOST_PATH_MAX * 2];
-
-			if (tl < 0)
-				return -errno;
-			target[tl] = '\0';
-			if (++links > 40)
-				return -ELOOP;
-			if (rec_active())
-				rec_link(full, target);
-			if (target[0] == '/') {
-				done[0] = '\0';
-				str_fmt(next, sizeof(next), "%s%s", target, todo);
-			} else {
-				str_fmt(next, sizeof(next), "/%s%s", target, todo);
-			}
-			str_copy(todo, next, sizeof(todo));
-			continue;
-		}
-		str_copy(done, full, sizeof(done));
-	}
-	str_copy(out, done[0] ? done : "/", n);
-	return 0;
+	return pathwalk(path, out, n, follow_last, root_step, NULL);
 }
 
 /* Resolve and map to a real path on this machine; records nothing else. */

@@ -11,12 +11,11 @@
 #include "memtree.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../record/recorder.h"
 #include "../util/util.h"
+#include "pathwalk.h"
 
 #define MEM_PATH_MAX 4096
 
@@ -240,87 +239,22 @@ static bool absent(const struct mem_node *n)
 	return !n || (n->error == ENOENT && n->kind != 'd');
 }
 
+/* A step of a walk through the tree: a node that reads as absent is not there. */
+static int tree_step(void *ctx, const char *path, bool *is_link, char *target, size_t n)
+{
+	const struct mem_node *node = find(path);
+
+	(void)ctx;
+	if (absent(node))
+		return -ENOENT;
+	if (node->kind == 'l') {
+		*is_link = true;
+		str_copy(target, node->data, n);
+	}
+	return 0;
+}
+
 int memtree_resolve(const char *path, char *out, size_t n, bool follow_last)
 {
-	char todo[MEM_PATH_MAX * 2];
-	char done[MEM_PATH_MAX];
-	int links = 0;
-
-	if (!path || path[0] != '/') {
-		str_copy(out, path ? path : "", n);
-		return -EINVAL;
-	}
-	if (strlen(path) >= MEM_PATH_MAX) {
-		str_copy(out, path, n);
-		return -ENAMETOOLONG;
-	}
-	str_copy(todo, path, sizeof(todo));
-	done[0] = '\0';
-	for (;;) {
-		char *p = todo, *slash;
-		char comp[NAME_MAX + 1];
-		char full[MEM_PATH_MAX];
-		const struct mem_node *node;
-		size_t clen;
-
-		while (*p == '/')
-			p++;
-		if (!*p)
-			break;
-		slash = strchr(p, '/');
-		clen = slash ? (size_t)(slash - p) : strlen(p);
-		if (clen > NAME_MAX) {
-			str_copy(out, path, n);
-			return -ENAMETOOLONG;
-		}
-		memcpy(comp, p, clen);
-		comp[clen] = '\0';
-		memmove(todo, p + clen, strlen(p + clen) + 1);
-		if (strcmp(comp, ".") == 0)
-			continue;
-		if (strcmp(comp, "..") == 0) {
-			char *last = strrchr(done, '/');
-
-			if (last)
-				*last = '\0';
-			continue;
-		}
-		if (strlen(done) + 1 + clen >= sizeof(full)) {
-			str_copy(out, path, n);
-			return -ENAMETOOLONG;
-		}
-		str_fmt(full, sizeof(full), "%s/%s", done, comp);
-		node = find(full);
-		/* a path below a file does not exist either (ENOTDIR reads as ENOENT, as host.c
-		 * answers on a real tree) */
-		if (absent(node) || (todo[0] && node->kind == 'f')) {
-			str_fmt(out, n, "%s%s", full, todo);
-			return -ENOENT;
-		}
-		if (node->kind == 'l' && (todo[0] || follow_last)) {
-			char next[MEM_PATH_MAX * 2];
-
-			if (++links > 40) {
-				str_copy(out, full, n);
-				return -ELOOP;
-			}
-			if (rec_active())
-				rec_link(full, node->data);
-			if (node->data[0] == '/') {
-				done[0] = '\0';
-				str_fmt(next, sizeof(next), "%s%s", node->data, todo);
-			} else {
-				str_fmt(next, sizeof(next), "/%s%s", node->data, todo);
-			}
-			if (strlen(next) >= sizeof(todo)) {
-				str_copy(out, path, n);
-				return -ENAMETOOLONG;
-			}
-			str_copy(todo, next, sizeof(todo));
-			continue;
-		}
-		str_copy(done, full, sizeof(done));
-	}
-	str_copy(out, done[0] ? done : "/", n);
-	return 0;
+	return pathwalk(path, out, n, follow_last, tree_step, NULL);
 }

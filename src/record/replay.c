@@ -35,39 +35,6 @@
 
 /* ---- the host's files, env, uname and identity ------------------------------------------------ */
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static int decode_hex(const char *rpath, const char *h, char **out, size_t *len, struct err *e)
-{
-	size_t n = strlen(h), i;
-	char *bytes;
-
-	if (n % 2)
-		return err_set(e, EXIT_ERROR, "recording: bad hex for '%s'", rpath);
-	bytes = xmalloc(n / 2 + 1);
-	for (i = 0; i < n / 2; i++) {
-		int hi = hexval(h[2 * i]), lo = hexval(h[2 * i + 1]);
-
-		if (hi < 0 || lo < 0) {
-			free(bytes);
-			return err_set(e, EXIT_ERROR, "recording: bad hex for '%s'", rpath);
-		}
-		bytes[i] = (char)(hi << 4 | lo);
-	}
-	*out = bytes;
-	*len = n / 2;
-	return 0;
-}
-
 static int parse_stat(const char *rpath, json_t *stat, struct host_stat *st, struct err *e)
 {
 	const char *type = json_string_value(json_object_get(stat, "type"));
@@ -135,8 +102,9 @@ static int add_file(const char *rpath, json_t *v, struct err *e)
 	} else if (hex) {
 		if (!json_is_string(hex))
 			return err_set(e, EXIT_ERROR, "recording: bad hex for '%s'", rpath);
-		if (decode_hex(rpath, json_string_value(hex), &bytes, &en.len, e) != 0)
-			return -1;
+		bytes = hex_decode(json_string_value(hex), &en.len);
+		if (!bytes)
+			return err_set(e, EXIT_ERROR, "recording: bad hex for '%s'", rpath);
 		en.kind = 'f';
 		en.data = bytes;
 	} else if (link) {

@@ -520,32 +520,16 @@ static char *scrub_content(struct scrub *s, const char *path, const char *text)
 	return out;
 }
 
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = (char)tolower((unsigned char)c);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* Bytes stored in hex: a process's command line keeps argv[0] (scrubbed, with its NUL);
  * anything else is masked in place. */
 static char *scrub_hex(struct scrub *s, const char *path, const char *hex)
 {
-	size_t len = strlen(hex) / 2, i;
-	unsigned char *b = xmalloc(len + 1);
+	size_t len, i;
+	unsigned char *b = (unsigned char *)hex_decode(hex, &len);
 	struct strbuf out;
 
-	for (i = 0; i < len; i++) {
-		int hi = hex_value(hex[2 * i]), lo = hex_value(hex[2 * i + 1]);
-
-		if (hi < 0 || lo < 0) {
-			free(b);
-			return xstrdup(hex);
-		}
-		b[i] = (unsigned char)(hi << 4 | lo);
-	}
-	b[len] = '\0';
+	if (!b)
+		return xstrdup(hex);
 	sb_init(&out);
 	if (drop_whole(path)) {
 		/* nothing */

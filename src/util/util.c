@@ -246,3 +246,36 @@ double wall_time(void)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
+
+static int hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+char *hex_decode(const char *hex, size_t *len)
+{
+	size_t n = strlen(hex), i;
+	char *bytes;
+
+	if (n % 2)
+		return NULL;
+	bytes = xmalloc(n / 2 + 1);
+	for (i = 0; i < n / 2; i++) {
+		int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
+
+		if (hi < 0 || lo < 0) {
+			free(bytes);
+			return NULL;
+		}
+		bytes[i] = (char)(hi << 4 | lo);
+	}
+	bytes[n / 2] = '\0';
+	*len = n / 2;
+	return bytes;
+}

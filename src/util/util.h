@@ -43,6 +43,10 @@ int parse_u64(const char *s, uint64_t *out);
 /* Parse a number prefix and set *end; base 0 accepts 0x. */
 int parse_u64_prefix(const char *s, int base, uint64_t *out, const char **end);
 
+/* Bytes from hex text ("4f4b" -> "OK"), in a NUL-terminated heap buffer of *len bytes (the
+ * caller frees); NULL for an odd length or a character that is not a hex digit. */
+char *hex_decode(const char *hex, size_t *len);
+
 /* Compare dotted versions numerically ("580.65.06" < "580.159.04"); missing parts count as 0. */
 int version_cmp(const char *a, const char *b);
 /* A CUDA version as CUDA_VERSION encodes it: "12.4.1" -> 12040, "13" -> 13000; 0 when s does

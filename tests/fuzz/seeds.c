@@ -51,31 +51,13 @@ static const char *content(json_t *v, size_t *len)
 	return json_string_value(c);
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static void put_hex(const char *sub, const char *name, const char *hex)
 {
-	size_t n = strlen(hex) / 2, i;
-	unsigned char *buf = malloc(n + 1);
+	size_t n;
+	char *buf = hex_decode(hex, &n);
 
-	for (i = 0; buf && i < n; i++) {
-		int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
-
-		if (hi < 0 || lo < 0)
-			break;
-		buf[i] = (unsigned char)(hi << 4 | lo);
-	}
-	if (buf && i == n)
-		put(sub, name, buf, n);
+	if (buf)
+		put(sub, name, (const unsigned char *)buf, n);
 	free(buf);
 }
 
