@@ -22,6 +22,7 @@
 
 #include "../unit/ldcache_gen.h"
 #include "gpu/fields.h"
+#include "util/util.h"
 
 static const char *outdir;
 
