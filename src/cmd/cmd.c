@@ -19,8 +19,8 @@
 /* The long option a typed name (without "--" and "=value") stands for: the exact name, else
  * the one option it abbreviates. NULL when none; *ambiguous when it abbreviates several (two
  * spellings of one option, such as --color and --colour, are one). */
-static const struct option *long_named(const struct option *longopts, const char *name,
-				       size_t len, const struct option **other)
+static const struct option *long_named(const struct option *longopts, const char *name, size_t len,
+				       const struct option **other)
 {
 	const struct option *o, *hit = NULL;
 
@@ -33,8 +33,8 @@ static const struct option *long_named(const struct option *longopts, const char
 			continue;
 		if (!hit)
 			hit = o;
-		else if (!*other && (o->has_arg != hit->has_arg || o->val != hit->val ||
-				     o->flag != hit->flag))
+		else if (!*other &&
+			 (o->has_arg != hit->has_arg || o->val != hit->val || o->flag != hit->flag))
 			*other = o;
 	}
 	return hit;

@@ -154,8 +154,7 @@ static bool id_matches(const struct select_id *id, const struct select_gpu *g)
 
 	switch (id->kind) {
 	case SELECT_INDEX: return id->index == g->index;
-	case SELECT_UUID:
-		return g->uuid && strncasecmp(id->text, g->uuid, strlen(id->text)) == 0;
+	case SELECT_UUID: return g->uuid && strncasecmp(id->text, g->uuid, strlen(id->text)) == 0;
 	case SELECT_BUS:
 		return g->bus_id && pci_addr_parse(g->bus_id, &have) &&
 		       pci_addr_same(&id->bus, &have);
@@ -179,14 +178,14 @@ int select_match(const struct select_list *l, const struct select_gpu *gpus, siz
 				first = i;
 				continue;
 			}
-			err_set(e, EXIT_USAGE, "'%s' matches more than one GPU (%u and %u)", id->text,
-				gpus[first].index, gpus[i].index);
+			err_set(e, EXIT_USAGE, "'%s' matches more than one GPU (%u and %u)",
+				id->text, gpus[first].index, gpus[i].index);
 			err_hint(e, "give more of the UUID; " HINT_LIST);
 			return -1;
 		}
 		if (!hits) {
-			err_set(e, EXIT_USAGE, "no GPU matches '%s' (%zu GPU%s present)", id->text, n,
-				n == 1 ? "" : "s");
+			err_set(e, EXIT_USAGE, "no GPU matches '%s' (%zu GPU%s present)", id->text,
+				n, n == 1 ? "" : "s");
 			err_hint(e, HINT_LIST);
 			return -1;
 		}

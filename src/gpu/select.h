@@ -24,8 +24,8 @@ enum select_kind { SELECT_INDEX, SELECT_UUID, SELECT_BUS };
 
 struct select_id {
 	enum select_kind kind;
-	char text[72];	     /* the entry as typed, without surrounding blanks */
-	uint64_t index;	     /* SELECT_INDEX */
+	char text[72];       /* the entry as typed, without surrounding blanks */
+	uint64_t index;      /* SELECT_INDEX */
 	struct pci_addr bus; /* SELECT_BUS */
 };
 
@@ -36,7 +36,7 @@ struct select_list {
 
 /* One GPU as the matcher sees it; NULL for what the GPU did not tell. */
 struct select_gpu {
-	unsigned index;	    /* the number users see (NVML's index) */
+	unsigned index;     /* the number users see (NVML's index) */
 	const char *uuid;   /* "GPU-8f3a1b2c-..." */
 	const char *bus_id; /* any form busid.h parses */
 };

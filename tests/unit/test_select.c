@@ -8,10 +8,10 @@
 
 /* Four GPUs as a probe could report them: two UUIDs share "GPU-94c2", GPU 3 told nothing. */
 static const struct select_gpu gpus[] = {
-	{0, "GPU-94c2b804-9965-e84c-8ddc-92edaaffde49", "00000000:18:00.0"},
-	{1, "GPU-94c2ffff-0000-1111-2222-333344445555", "00000000:2A:00.0"},
-	{2, "GPU-78dab136-d5bd-de36-96a3-76356cd9be7d", "0001:c1:1f.0"},
-	{3, NULL, NULL},
+    {0, "GPU-94c2b804-9965-e84c-8ddc-92edaaffde49", "00000000:18:00.0"},
+    {1, "GPU-94c2ffff-0000-1111-2222-333344445555", "00000000:2A:00.0"},
+    {2, "GPU-78dab136-d5bd-de36-96a3-76356cd9be7d", "0001:c1:1f.0"},
+    {3, NULL, NULL},
 };
 
 /* Parse and match ids; the picks as indexes ("2,0"), or "error: MSG | HINT". */
@@ -44,7 +44,8 @@ static const char *pick(const char *ids)
 static bool is_error(const char *ids, const char *msg_start)
 {
 	const char *got = pick(ids);
-	bool ok = strncmp(got, "error: ", 7) == 0 && strncmp(got + 7, msg_start, strlen(msg_start)) == 0;
+	bool ok =
+	    strncmp(got, "error: ", 7) == 0 && strncmp(got + 7, msg_start, strlen(msg_start)) == 0;
 
 	if (!ok)
 		printf("  -i '%s' gave \"%s\", wanted an error \"%s...\"\n", ids, got, msg_start);
@@ -120,9 +121,13 @@ static void empty_lists_and_entries(void)
 static void malformed_entries(void)
 {
 	static const char *const bad[] = {
-		"foo", "-1", "+1", "1.5", "0x1", "GPU-", "GPU-xyz", "MIG-1234", "1 2",
-		"18:00", "18:00.", "18:00.8", "18:20.0", "123:00.0", "000000000:18:00.0",
-		"18:00.0 x", ":18:00.0", "0000:18:00.0:1", "g8:00.0", "18:00.00",
+	    "foo",       "-1",       "+1",
+	    "1.5",       "0x1",      "GPU-",
+	    "GPU-xyz",   "MIG-1234", "1 2",
+	    "18:00",     "18:00.",   "18:00.8",
+	    "18:20.0",   "123:00.0", "000000000:18:00.0",
+	    "18:00.0 x", ":18:00.0", "0000:18:00.0:1",
+	    "g8:00.0",   "18:00.00",
 	};
 	size_t i;
 
