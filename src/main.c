@@ -76,18 +76,20 @@ void cmd_print_usage(const struct cmd *c)
 
 int cmd_usage_error(const struct cmd *c, const char *fmt, ...)
 {
+	struct err e;
 	va_list ap;
 
-	fputs("gpuvet: error: ", stderr);
+	/* through cmd_report_error: what the user typed is echoed with control bytes escaped */
+	err_clear(&e);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(e.msg, sizeof(e.msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	e.code = EXIT_USAGE;
 	if (c)
-		fprintf(stderr, "gpuvet: hint: try 'gpuvet %s --help'\n", c->name);
+		err_hint(&e, "try 'gpuvet %s --help'", c->name);
 	else
-		fputs("gpuvet: hint: try 'gpuvet help'\n", stderr);
-	return EXIT_USAGE;
+		err_hint(&e, "try 'gpuvet help'");
+	return cmd_report_error(&e);
 }
 
 static void print_overview(FILE *f)
@@ -175,8 +177,7 @@ int main(int argc, char **argv)
 	signal(SIGFPE, on_crash);
 	signal(SIGILL, on_crash);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+Vhv", opts, NULL)) != -1) {
+	while ((opt = cmd_getopt(NULL, argc, argv, "+Vhv", opts)) != -1) {
 		switch (opt) {
 		case 'r': gopts.root = optarg; break;
 		case 'R': gopts.replay = optarg; break;
@@ -189,14 +190,12 @@ int main(int argc, char **argv)
 			else if (strcmp(optarg, "auto") == 0)
 				term_set_color_mode(COLOR_AUTO);
 			else
-				return cmd_usage_error(NULL, "--color takes auto, always or never");
+				return cmd_usage_error(NULL, "--color takes auto, always or never, not '%s'",
+						       optarg);
 			break;
 		case 'V': return run_version(0, NULL);
 		case 'h': print_overview(stdout); return EXIT_OK;
-		default:
-			if (optopt)
-				return cmd_usage_error(NULL, "unknown option '-%c'", optopt);
-			return cmd_usage_error(NULL, "unknown option '%s'", argv[optind - 1]);
+		default: return EXIT_USAGE; /* cmd_getopt said which option */
 		}
 	}
 	if (optind >= argc) {
@@ -221,7 +220,6 @@ int main(int argc, char **argv)
 		int first = optind;
 
 		optind = 0;
-		opterr = 1;
 		return c->run(argc - first, argv + first);
 	}
 }

@@ -26,6 +26,7 @@
 #include "../bench/result_json.h"
 #include "../bench/sensors.h"
 #include "../gpu/busid.h"
+#include "../gpu/select.h"
 #include "../gpu/fields.h"
 #include "../gpu/probe.h"
 #include "../host/host.h"
@@ -209,67 +210,54 @@ static int make_cands(const struct gpu_system *sys, struct cand **out)
 	return n;
 }
 
-static bool cand_matches(const struct cand *c, const char *tok)
-{
-	uint64_t idx;
-
-	if (parse_u64(tok, &idx) == 0)
-		return idx == (uint64_t)c->shown;
-	if (c->ng && text_ok(&c->ng->st.uuid) &&
-	    strncasecmp(tok, c->ng->st.uuid.s, strlen(tok)) == 0 && strlen(tok) >= 8)
-		return true;
-	if (text_ok(&c->cd->bus_id) && bus_id_same(tok, c->cd->bus_id.s))
-		return true;
-	return false;
-}
-
 /* Pick the GPUs -i names (all when none), in the order given; -1 with e on a bad id. */
 static int select_gpus(const struct cand *c, int n, const char *ids, int **sel, int *nsel,
 		       struct err *e)
 {
 	int *s = xcalloc((size_t)(n ? n : 1), sizeof(*s)), k = 0, i;
-	char *copy, *tok, *save = NULL;
+	struct select_list l;
+	struct select_gpu *g;
+	size_t *picks, j;
+	int rc;
 
 	if (!ids) {
 		/* in the order users number them */
 		for (i = 0; i < n; i++)
 			s[k++] = i;
 		for (i = 1; i < k; i++) {
-			int j, v = s[i];
+			int m, v = s[i];
 
-			for (j = i; j > 0 && c[s[j - 1]].shown > c[v].shown; j--)
-				s[j] = s[j - 1];
-			s[j] = v;
+			for (m = i; m > 0 && c[s[m - 1]].shown > c[v].shown; m--)
+				s[m] = s[m - 1];
+			s[m] = v;
 		}
 		*sel = s;
 		*nsel = k;
 		return 0;
 	}
-	copy = xstrdup(ids);
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		bool found = false, dup = false;
-
-		str_trim(tok);
-		for (i = 0; i < n && !found; i++)
-			if (cand_matches(&c[i], tok)) {
-				int j;
-
-				found = true;
-				for (j = 0; j < k; j++)
-					dup |= s[j] == i;
-				if (!dup)
-					s[k++] = i;
-			}
-		if (!found) {
-			err_set(e, EXIT_USAGE, "no GPU matches '%s' (%d GPU%s present)", tok, n,
-				n == 1 ? "" : "s");
-			err_hint(e, "'gpuvet status' lists the GPUs and their numbers");
-			free(copy);
-			free(s);
-			return -1;
-		}
+	if (select_parse(ids, &l, e) != 0) {
+		free(s);
+		return -1;
 	}
-	free(copy);
+	/* a CUDA device is known by the number users see, its NVML twin's UUID and its bus id */
+	g = xcalloc((size_t)(n ? n : 1), sizeof(*g));
+	for (i = 0; i < n; i++) {
+		g[i].index = (unsigned)c[i].shown;
+		g[i].uuid = c[i].ng && text_ok(&c[i].ng->st.uuid) ? c[i].ng->st.uuid.s : NULL;
+		g[i].bus_id = text_ok(&c[i].cd->bus_id) ? c[i].cd->bus_id.s : NULL;
+	}
+	picks = xcalloc(l.n, sizeof(*picks));
+	rc = select_match(&l, g, (size_t)n, picks, e);
+	/* without duplicates, l.n <= n */
+	for (j = 0; rc == 0 && j < l.n; j++)
+		s[k++] = (int)picks[j];
+	free(picks);
+	free(g);
+	select_list_free(&l);
+	if (rc != 0) {
+		free(s);
+		return -1;
+	}
 	*sel = s;
 	*nsel = k;
 	return 0;
@@ -351,9 +339,18 @@ static int parse(int argc, char **argv, struct bench_cli *o)
 	o->argc = argc;
 	o->argv = xcalloc((size_t)argc + 1, sizeof(*o->argv));
 	memcpy(o->argv, argv, (size_t)argc * sizeof(*argv));
-	while ((opt = getopt_long(argc, argv, "i:jh", opts, NULL)) != -1) {
+	while ((opt = cmd_getopt(&cmd_bench, argc, argv, "i:jh", opts)) != -1) {
 		switch (opt) {
-		case 'i': o->ids = optarg; break;
+		case 'i': {
+			struct err e;
+
+			/* a malformed list is a usage error before a GPU is asked */
+			err_clear(&e);
+			if (select_parse(optarg, NULL, &e) != 0)
+				return cmd_report_error(&e);
+			o->ids = optarg;
+			break;
+		}
 		case 's':
 			if (bench_parse_size(optarg, &o->size) != 0 || o->size < 4096)
 				return cmd_usage_error(
@@ -380,7 +377,7 @@ static int parse(int argc, char **argv, struct bench_cli *o)
 		case 'L': o->load = optarg; break;
 		case 'l': o->list = true; break;
 		case 'h': cmd_print_usage(&cmd_bench); return -1;
-		default: return cmd_usage_error(&cmd_bench, "bad option");
+		default: return EXIT_USAGE; /* cmd_getopt said which option */
 		}
 	}
 	for (i = optind; i < argc; i++) {

@@ -36,4 +36,16 @@ void cmd_print_usage(const struct cmd *c);
 /* For bad command lines: the message, "try 'gpuvet <cmd> --help'", exit code EXIT_USAGE. */
 int cmd_usage_error(const struct cmd *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * getopt_long for main.c (c NULL) and every command (cmd.c). getopt prints nothing; a bad
+ * option (unknown, ambiguous, missing or unwanted value) gets one "gpuvet: error:" line naming
+ * it as typed (and the long name it abbreviates), then the hint "try 'gpuvet <cmd> --help'".
+ * Returns the option's value, -1 after the last option, or CMD_OPT_ERROR once it has printed
+ * the error: the caller then returns EXIT_USAGE.
+ */
+#define CMD_OPT_ERROR '?'
+struct option;
+int cmd_getopt(const struct cmd *c, int argc, char **argv, const char *shortopts,
+	       const struct option *longopts);
+
 #endif

@@ -63,13 +63,13 @@ static int run_doctor(int argc, char **argv)
 	int opt, rc;
 
 	err_clear(&e);
-	while ((opt = getopt_long(argc, argv, "jvh", opts, NULL)) != -1) {
+	while ((opt = cmd_getopt(&cmd_doctor, argc, argv, "jvh", opts)) != -1) {
 		switch (opt) {
 		case 'j': json = true; break;
 		case 'v': ro.verbose = true; break;
 		case 'L': free(in); return list_findings();
 		case 'h': free(in); cmd_print_usage(&cmd_doctor); return EXIT_OK;
-		default: free(in); return cmd_usage_error(&cmd_doctor, "bad option");
+		default: free(in); return EXIT_USAGE; /* cmd_getopt said which option */
 		}
 	}
 	if (optind < argc) {

@@ -100,12 +100,12 @@ static int run_record(int argc, char **argv)
 	int opt, rc;
 
 	err_clear(&e);
-	while ((opt = getopt_long(argc, argv, "m:h", opts, NULL)) != -1) {
+	while ((opt = cmd_getopt(&cmd_record, argc, argv, "m:h", opts)) != -1) {
 		switch (opt) {
 		case 's': meta.scrub = true; break;
 		case 'm': meta.description = optarg; break;
 		case 'h': cmd_print_usage(&cmd_record); return EXIT_OK;
-		default: return cmd_usage_error(&cmd_record, "bad option");
+		default: return EXIT_USAGE; /* cmd_getopt said which option */
 		}
 	}
 	if (optind != argc - 1)

@@ -16,7 +16,9 @@
 #include <unistd.h>
 
 #include "../gpu/fields.h"
+#include "../gpu/libcheck.h"
 #include "../gpu/probe.h"
+#include "../gpu/select.h"
 #include "../record/recording.h"
 #include "../util/quote.h"
 #include "../util/strbuf.h"
@@ -43,62 +45,11 @@ static const char usage[] =
 
 struct status_opts {
 	bool json;
-	const char *ids;
+	const char *ids;    /* -i as typed, NULL: every GPU */
+	bool *selected;	    /* per GPU of the probe, from ids */
 	const char *query;
 	bool csv, noheader, nounits;
 };
-
-static bool gpu_selected(const struct gpu *g, const char *ids)
-{
-	char *copy, *tok, *save = NULL;
-	bool hit = false;
-
-	if (!ids)
-		return true;
-	copy = xstrdup(ids);
-	for (tok = strtok_r(copy, ",", &save); tok && !hit; tok = strtok_r(NULL, ",", &save)) {
-		uint64_t idx;
-
-		str_trim(tok);
-		if (parse_u64(tok, &idx) == 0 && !strchr(tok, ':'))
-			hit = idx == g->index;
-		else if (text_ok(&g->st.uuid) && strcasecmp(tok, g->st.uuid.s) == 0)
-			hit = true;
-		else if (text_ok(&g->st.bus_id) && strlen(tok) >= 7 &&
-			 strcasecmp(g->st.bus_id.s + strlen(g->st.bus_id.s) -
-					    (strlen(tok) < strlen(g->st.bus_id.s) ? strlen(tok)
-										 : strlen(g->st.bus_id.s)),
-				    tok) == 0)
-			hit = true;
-	}
-	free(copy);
-	return hit;
-}
-
-/* Every -i entry must name a GPU that exists. */
-static int check_ids(const struct gpu_system *sys, const char *ids)
-{
-	char *copy, *tok, *save = NULL;
-	int bad = 0;
-
-	if (!ids)
-		return 0;
-	copy = xstrdup(ids);
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		unsigned i;
-		bool found = false;
-
-		for (i = 0; i < sys->ngpus && !found; i++)
-			found = gpu_selected(&sys->gpus[i], tok);
-		if (!found) {
-			fprintf(stderr, "gpuvet: error: no GPU matches '%s' (%u GPUs present)\n",
-				str_trim(tok), sys->ngpus);
-			bad = 1;
-		}
-	}
-	free(copy);
-	return bad;
-}
 
 static void csv_value(struct strbuf *sb, const struct field *f, const struct field_out *o,
 		      bool nounits)
@@ -196,7 +147,7 @@ static int run_query(const struct gpu_system *sys, const struct status_opts *o)
 		for (gi = 0; gi < sys->ngpus; gi++) {
 			json_t *obj;
 
-			if (!gpu_selected(&sys->gpus[gi], o->ids))
+			if (!o->selected[gi])
 				continue;
 			obj = json_object();
 			for (i = 0; i < n; i++) {
@@ -232,7 +183,7 @@ static int run_query(const struct gpu_system *sys, const struct status_opts *o)
 		sb_addc(&sb, '\n');
 	}
 	for (gi = 0; gi < sys->ngpus; gi++) {
-		if (!gpu_selected(&sys->gpus[gi], o->ids))
+		if (!o->selected[gi])
 			continue;
 		for (i = 0; i < n; i++) {
 			struct field_out fo;
@@ -272,7 +223,7 @@ static void json_status(const struct gpu_system *sys, const struct status_opts *
 		json_t *obj, *errs;
 		char reasons[160];
 
-		if (!gpu_selected(g, o->ids))
+		if (!o->selected[gi])
 			continue;
 		obj = json_object();
 		errs = json_object();
@@ -345,7 +296,7 @@ static void human_status(const struct gpu_system *sys, const struct status_opts 
 		char name[19], bus[16], temp[16], power[24], mem[32], util[8], clk[16], pcie[24],
 			ecc[16], events[160], a[16], b[16];
 
-		if (!gpu_selected(g, o->ids))
+		if (!o->selected[gi])
 			continue;
 		if (s->lost || (!text_ok(&st->name) && st->name.st == VAL_ERR)) {
 			char eb[96];
@@ -465,9 +416,14 @@ static int run_status(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	memset(&sys, 0, sizeof(sys));
 	err_clear(&e);
-	while ((opt = getopt_long(argc, argv, "i:jh", opts, NULL)) != -1) {
+	while ((opt = cmd_getopt(&cmd_status, argc, argv, "i:jh", opts)) != -1) {
 		switch (opt) {
-		case 'i': o.ids = optarg; break;
+		case 'i':
+			/* a malformed list is a usage error before NVML is asked */
+			if (select_parse(optarg, NULL, &e) != 0)
+				return cmd_report_error(&e);
+			o.ids = optarg;
+			break;
 		case 'j': o.json = true; break;
 		case 'q': o.query = optarg; break;
 		case 'f': {
@@ -494,7 +450,7 @@ static int run_status(int argc, char **argv)
 		}
 		case 'H': return list_fields();
 		case 'h': cmd_print_usage(&cmd_status); return EXIT_OK;
-		default: return cmd_usage_error(&cmd_status, "bad option");
+		default: return EXIT_USAGE; /* cmd_getopt said which option */
 		}
 	}
 	if (optind < argc)
@@ -517,25 +473,9 @@ static int run_status(int argc, char **argv)
 		}
 		return cmd_report_error(&e);
 	}
-	if (!sys.nvml_lib.loaded) {
-		err_set(&e, EXIT_UNAVAILABLE, "cannot load NVML '%s': %s",
-			sys.nvml_lib.path[0] ? sys.nvml_lib.path : "libnvidia-ml.so.1",
-			sys.nvml_lib.error);
-		err_hint(&e, "run 'gpuvet doctor' to find out why");
+	o.selected = xcalloc(sys.ngpus ? sys.ngpus : 1, sizeof(*o.selected));
+	if (libcheck_nvml(&sys, &e) != 0 || select_system(o.ids, &sys, o.selected, &e) != 0) {
 		rc = cmd_report_error(&e);
-		goto out;
-	}
-	if (sys.nvml_init.v != 0) {
-		char eb[96];
-
-		err_set(&e, EXIT_UNAVAILABLE, "nvmlInit_v2: %s",
-			field_error_text(LIB_NVML, (int)sys.nvml_init.v, eb, sizeof(eb)));
-		err_hint(&e, "run 'gpuvet doctor' to find out why");
-		rc = cmd_report_error(&e);
-		goto out;
-	}
-	if (check_ids(&sys, o.ids)) {
-		rc = EXIT_USAGE;
 		goto out;
 	}
 	rc = EXIT_OK;
@@ -552,6 +492,7 @@ static int run_status(int argc, char **argv)
 	else
 		human_status(&sys, &o);
 out:
+	free(o.selected);
 	gpu_system_free(&sys);
 	return rc;
 }

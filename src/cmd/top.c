@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../gpu/collector.h"
+#include "../gpu/select.h"
 #include "../host/host.h"
 #include "../tui/canvas.h"
 #include "../tui/frame.h"
@@ -154,7 +155,7 @@ static int run_top(int argc, char **argv)
 	o.delay = -1;
 	o.sort = SORT_GPU_MEM;
 	err_clear(&e);
-	while ((opt = getopt_long(argc, argv, "d:g:h", opts, NULL)) != -1) {
+	while ((opt = cmd_getopt(&cmd_top, argc, argv, "d:g:h", opts)) != -1) {
 		switch (opt) {
 		case 'd': {
 			char *end = NULL;
@@ -164,7 +165,12 @@ static int run_top(int argc, char **argv)
 				return cmd_usage_error(&cmd_top, "--delay takes seconds, not '%s'", optarg);
 			break;
 		}
-		case 'g': o.ids = optarg; break;
+		case 'g':
+			/* a malformed list is a usage error before NVML is asked */
+			if (select_parse(optarg, NULL, &e) != 0)
+				return cmd_report_error(&e);
+			o.ids = optarg;
+			break;
 		case 'O': o.once = true; break;
 		case 'W': {
 			int64_t w;
@@ -185,7 +191,7 @@ static int run_top(int argc, char **argv)
 			break;
 		case 'F': o.filter = optarg; break;
 		case 'h': cmd_print_usage(&cmd_top); return EXIT_OK;
-		default: return cmd_usage_error(&cmd_top, "bad option");
+		default: return EXIT_USAGE; /* cmd_getopt said which option */
 		}
 	}
 	if (optind < argc)
@@ -216,21 +222,6 @@ static int run_top(int argc, char **argv)
 	mo.ids = o.ids;
 	if (collector_open(&c, &mo, &e) != 0)
 		return cmd_report_error(&e);
-	{
-		struct mon_snapshot s;
-		char bad[64];
-
-		memset(&s, 0, sizeof(s));
-		collector_copy(c, &s);
-		if (!mon_ids_valid(&s, o.ids, bad, sizeof(bad))) {
-			fprintf(stderr, "gpuvet: error: no GPU matches '%s' (%u GPUs present)\n", bad,
-				s.ngpus);
-			mon_snapshot_free(&s);
-			collector_close(c);
-			return EXIT_USAGE;
-		}
-		mon_snapshot_free(&s);
-	}
 	if (o.once) {
 		rc = run_once(c, &v, &o);
 	} else {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../gpu/fields.h"
+#include "../gpu/libcheck.h"
 #include "../gpu/probe.h"
 #include "../gpu/topo.h"
 #include "../util/strbuf.h"
@@ -199,12 +200,12 @@ static int run_topo(int argc, char **argv)
 	int opt, rc = EXIT_OK;
 
 	err_clear(&e);
-	while ((opt = getopt_long(argc, argv, "jmh", opts, NULL)) != -1) {
+	while ((opt = cmd_getopt(&cmd_topo, argc, argv, "jmh", opts)) != -1) {
 		switch (opt) {
 		case 'j': json = true; break;
 		case 'm': matrix_only = true; break;
 		case 'h': cmd_print_usage(&cmd_topo); return EXIT_OK;
-		default: return cmd_usage_error(&cmd_topo, "bad option");
+		default: return EXIT_USAGE; /* cmd_getopt said which option */
 		}
 	}
 	if (optind < argc)
@@ -219,19 +220,7 @@ static int run_topo(int argc, char **argv)
 		rc = cmd_report_error(&j->e);
 		goto out;
 	}
-	if (!j->sys.nvml_lib.loaded) {
-		err_set(&e, EXIT_UNAVAILABLE, "cannot load NVML 'libnvidia-ml.so.1': %s",
-			j->sys.nvml_lib.error);
-		err_hint(&e, "run 'gpuvet doctor' to find out why");
-		rc = cmd_report_error(&e);
-		goto out;
-	}
-	if (j->sys.nvml_init.v != 0) {
-		char eb[96];
-
-		err_set(&e, EXIT_UNAVAILABLE, "nvmlInit_v2: %s",
-			field_error_text(LIB_NVML, (int)j->sys.nvml_init.v, eb, sizeof(eb)));
-		err_hint(&e, "run 'gpuvet doctor' to find out why");
+	if (libcheck_nvml(&j->sys, &e) != 0) {
 		rc = cmd_report_error(&e);
 		goto out;
 	}

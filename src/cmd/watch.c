@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "../gpu/collector.h"
+#include "../gpu/select.h"
 #include "../tui/columns.h"
 #include "../tui/fmt.h"
 #include "../util/strbuf.h"
@@ -502,16 +503,6 @@ static int run_loop(const struct watch_opts *o, struct column *cols, size_t ncol
 		       s.driver_version[0] ? s.driver_version : "n/a");
 		goto out;
 	}
-	{
-		char bad[64];
-
-		if (!mon_ids_valid(&s, o->ids, bad, sizeof(bad))) {
-			fprintf(stderr, "gpuvet: error: no GPU matches '%s' (%u GPUs present)\n", bad,
-				s.ngpus);
-			rc = EXIT_USAGE;
-			goto out;
-		}
-	}
 	if (!user_fields) {
 		bool any_gpm = false;
 
@@ -603,11 +594,13 @@ static int run_watch(int argc, char **argv)
 	struct watch_opts o;
 	struct column cols[MAX_COLS];
 	size_t ncols = 0;
+	struct err e;
 	int opt, rc;
 
 	memset(&o, 0, sizeof(o));
+	err_clear(&e);
 	o.interval = 1.0;
-	while ((opt = getopt_long(argc, argv, "i:c:f:g:pth", opts, NULL)) != -1) {
+	while ((opt = cmd_getopt(&cmd_watch, argc, argv, "i:c:f:g:pth", opts)) != -1) {
 		switch (opt) {
 		case 'i': {
 			char *end = NULL;
@@ -629,7 +622,12 @@ static int run_watch(int argc, char **argv)
 			break;
 		}
 		case 'f': o.fields = optarg; break;
-		case 'g': o.ids = optarg; break;
+		case 'g':
+			/* a malformed list is a usage error before NVML is asked */
+			if (select_parse(optarg, NULL, &e) != 0)
+				return cmd_report_error(&e);
+			o.ids = optarg;
+			break;
 		case 'C': o.fmt = OUT_CSV; break;
 		case 'J': o.fmt = OUT_JSON; break;
 		case 'p': o.procs = true; break;
@@ -638,7 +636,7 @@ static int run_watch(int argc, char **argv)
 		case 'S': o.self_cost = true; break;
 		case 'H': return help_fields();
 		case 'h': cmd_print_usage(&cmd_watch); return EXIT_OK;
-		default: return cmd_usage_error(&cmd_watch, "bad option");
+		default: return EXIT_USAGE; /* cmd_getopt said which option */
 		}
 	}
 	if (optind < argc)

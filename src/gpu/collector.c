@@ -23,7 +23,9 @@
 #include "../util/util.h"
 #include "../vendor/nvml.h"
 #include "../vendor/watchdog.h"
+#include "libcheck.h"
 #include "procutil.h"
+#include "select.h"
 
 #define DEFAULT_FAST_NS 1000000000LL
 #define DEFAULT_SLOW_NS 5000000000LL
@@ -38,6 +40,7 @@ struct collector {
 	struct gpu_system sys; /* static facts; read-only after open */
 	struct probe_gpm **gpm; /* per GPU; used by the fast tier only */
 	struct num *gpm_sup;	/* per GPU: nvmlGpmQueryDeviceSupport's answer */
+	bool *selected;		/* per GPU: named by mon_opts.ids (gpu/select.h) */
 	enum proctree_pidns pidns;
 
 	pthread_mutex_t lock;
@@ -86,61 +89,6 @@ static int64_t thread_cpu_ns(void)
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-/* ---- GPU selection ----------------------------------------------------------------------- */
-
-bool mon_gpu_matches(const struct gpu *g, const char *id)
-{
-	uint64_t idx;
-	size_t l = strlen(id), lb;
-
-	if (parse_u64(id, &idx) == 0 && !strchr(id, ':'))
-		return idx == g->index;
-	if (text_ok(&g->st.uuid) && strcasecmp(id, g->st.uuid.s) == 0)
-		return true;
-	if (!text_ok(&g->st.bus_id) || l < 7)
-		return false;
-	lb = strlen(g->st.bus_id.s);
-	return strcasecmp(g->st.bus_id.s + (l < lb ? lb - l : 0), id) == 0;
-}
-
-static bool selected_by(const struct gpu *g, const char *ids)
-{
-	char *copy, *tok, *save = NULL;
-	bool hit = false;
-
-	if (!ids || !*ids)
-		return true;
-	copy = xstrdup(ids);
-	for (tok = strtok_r(copy, ",", &save); tok && !hit; tok = strtok_r(NULL, ",", &save))
-		hit = mon_gpu_matches(g, str_trim(tok));
-	free(copy);
-	return hit;
-}
-
-bool mon_ids_valid(const struct mon_snapshot *s, const char *ids, char *bad, size_t n)
-{
-	char *copy, *tok, *save = NULL;
-	bool ok = true;
-
-	if (!ids)
-		return true;
-	copy = xstrdup(ids);
-	for (tok = strtok_r(copy, ",", &save); tok && ok; tok = strtok_r(NULL, ",", &save)) {
-		unsigned i;
-		bool found = false;
-
-		str_trim(tok);
-		for (i = 0; i < s->ngpus && !found; i++)
-			found = mon_gpu_matches(&s->gpus[i].g, tok);
-		if (!found) {
-			str_copy(bad, tok, n);
-			ok = false;
-		}
-	}
-	free(copy);
-	return ok;
 }
 
 /* ---- snapshots --------------------------------------------------------------------------- */
@@ -1048,6 +996,8 @@ struct open_job {
 	struct collector *c;
 	struct err e;
 	int rc;
+	struct err sel_e; /* why mon_opts.ids names no GPU, when sel_rc is -1 */
+	int sel_rc;
 };
 
 static void open_fn(void *arg)
@@ -1061,12 +1011,14 @@ static void open_fn(void *arg)
 		return;
 	c->gpm = xcalloc(c->sys.ngpus ? c->sys.ngpus : 1, sizeof(*c->gpm));
 	c->gpm_sup = xcalloc(c->sys.ngpus ? c->sys.ngpus : 1, sizeof(*c->gpm_sup));
-	for (gi = 0; gi < c->sys.ngpus; gi++) {
+	c->selected = xcalloc(c->sys.ngpus ? c->sys.ngpus : 1, sizeof(*c->selected));
+	oj->sel_rc = select_system(c->o.ids, &c->sys, c->selected, &oj->sel_e);
+	for (gi = 0; oj->sel_rc == 0 && gi < c->sys.ngpus; gi++) {
 		struct gpu *g = &c->sys.gpus[gi];
 
 		if (g->s.lost || g->st.name.st == VAL_ERR)
 			continue;
-		if (c->o.gpm && (!c->o.ids || selected_by(g, c->o.ids)))
+		if (c->o.gpm && c->selected[gi])
 			probe_gpm_open(c->p, g, &c->gpm[gi], &c->gpm_sup[gi]);
 	}
 }
@@ -1088,6 +1040,7 @@ int collector_open(struct collector **out, const struct mon_opts *o, struct err 
 	struct open_job *oj = xcalloc(1, sizeof(*oj));
 	pthread_condattr_t ca;
 	unsigned gi;
+	int rc;
 
 	*out = NULL;
 	c->o = *o;
@@ -1115,18 +1068,13 @@ int collector_open(struct collector **out, const struct mon_opts *o, struct err 
 		collector_close(c);
 		return -1;
 	}
-	free(oj);
-	if (!c->sys.nvml_lib.loaded) {
-		err_set(e, EXIT_UNAVAILABLE, "cannot load NVML 'libnvidia-ml.so.1': %s",
-			c->sys.nvml_lib.error);
-		err_hint(e, "run 'gpuvet doctor' to find out why");
-		collector_close(c);
-		return -1;
+	rc = libcheck_nvml(&c->sys, e);
+	if (rc == 0 && oj->sel_rc != 0) {
+		*e = oj->sel_e;
+		rc = -1;
 	}
-	if (c->sys.nvml_init.v != 0) {
-		err_set(e, EXIT_UNAVAILABLE, "nvmlInit_v2: %s (%d)",
-			nvml_error_name((int)c->sys.nvml_init.v), (int)c->sys.nvml_init.v);
-		err_hint(e, "run 'gpuvet doctor' to find out why");
+	free(oj);
+	if (rc != 0) {
 		collector_close(c);
 		return -1;
 	}
@@ -1154,7 +1102,7 @@ int collector_open(struct collector **out, const struct mon_opts *o, struct err 
 
 		mg->g.index = gi;
 		mg->g.st = g->st;
-		mg->selected = selected_by(g, o->ids);
+		mg->selected = c->selected[gi];
 		memcpy(mg->g.s.nvlink_active, g->s.nvlink_active, sizeof(mg->g.s.nvlink_active));
 		for (l = 0; l < GPU_MAX_LINKS; l++)
 			if (num_ok(&g->s.nvlink_active[l]) && g->s.nvlink_active[l].v)
@@ -1208,6 +1156,7 @@ void collector_close(struct collector *c)
 	gpu_system_free(&c->sys);
 	free(c->gpm);
 	free(c->gpm_sup);
+	free(c->selected);
 	mon_snapshot_free(&c->shared);
 	pthread_mutex_destroy(&c->lock);
 	pthread_cond_destroy(&c->cond);

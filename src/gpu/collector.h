@@ -38,7 +38,7 @@ struct mon_opts {
 	unsigned fast_mask;   /* enum probe_fast groups to read; 0: all */
 	bool procs;	      /* process lists, per-process SM %, host details */
 	bool gpm;	      /* GPM metrics where supported */
-	const char *ids;      /* only these GPUs (index, UUID or bus id, comma-separated) */
+	const char *ids;      /* only these GPUs, as gpu/select.h reads them; NULL: all */
 	int call_timeout_ms;  /* per vendor call; 0: the watchdog's default */
 };
 
@@ -124,7 +124,8 @@ struct mon_snapshot {
 struct collector;
 
 /* Load NVML, read the static facts and start the tiers. -1 with e when NVML cannot be loaded
- * or initialised, or hangs while starting. */
+ * or initialised (gpu/libcheck.h), hangs while starting, or o->ids names no GPU or names one
+ * badly (gpu/select.h). */
 int collector_open(struct collector **out, const struct mon_opts *o, struct err *e);
 /* Copy the latest snapshot into out (its old contents are freed). Never waits on NVML;
  * returns its seq. out must be zeroed before the first call. */
@@ -135,10 +136,5 @@ uint64_t collector_wait(struct collector *c, uint64_t seq, int timeout_ms);
 /* Stop the tiers (waiting at most about a second for a hung one) and end the session. */
 void collector_close(struct collector *c);
 void mon_snapshot_free(struct mon_snapshot *s);
-
-/* Does GPU g match one entry of an -i list (index, UUID, bus id or its tail)? */
-bool mon_gpu_matches(const struct gpu *g, const char *id);
-/* Check that every entry of ids names a GPU of s; the first that does not into bad. */
-bool mon_ids_valid(const struct mon_snapshot *s, const char *ids, char *bad, size_t n);
 
 #endif
