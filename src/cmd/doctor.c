@@ -13,7 +13,7 @@
 
 #include "../checks/doctor.h"
 #include "../gpu/probe.h"
-#include "../record/recording.h"
+#include "../capture/recording.h"
 #include "../util/term.h"
 #include "../util/util.h"
 #include "cmd.h"

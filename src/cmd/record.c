@@ -20,8 +20,8 @@
 #include "../gpu/probe.h"
 #include "../gpu/topo.h"
 #include "../vendor/watchdog.h"
-#include "../record/recorder.h"
-#include "../record/recording.h"
+#include "../capture/recorder.h"
+#include "../capture/recording.h"
 #include "../util/util.h"
 #include "cmd.h"
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../record/recorder.h"
+#include "../capture/recorder.h"
 #include "../util/util.h"
 #include "../vendor/cuda.h"
 #include "../vendor/nvml.h"

@@ -25,7 +25,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "../record/recorder.h"
+#include "../capture/recorder.h"
 #include "../util/strbuf.h"
 #include "../util/util.h"
 #include "hostio.h"

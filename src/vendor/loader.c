@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../record/recorder.h"
+#include "../capture/recorder.h"
 #include "../util/util.h"
 
 void vlib_version_from_name(const char *path, char *out, size_t n)

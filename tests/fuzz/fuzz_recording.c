@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "record/recording.h"
+#include "capture/recording.h"
 #include "util/err.h"
 
 static char input_path[PATH_MAX];

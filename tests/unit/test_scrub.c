@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "record/scrub.h"
+#include "capture/scrub.h"
 #include "test.h"
 #include "util/util.h"
 

@@ -30,7 +30,7 @@
 #include "../util/strbuf.h"
 #include "../util/util.h"
 #include "../vendor/loader.h"
-#include "recording.h"
+#include "../capture/recording.h"
 #include "replay_int.h"
 
 /* ---- the host's files, env, uname and identity ------------------------------------------------ */
