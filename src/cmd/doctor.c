@@ -13,7 +13,6 @@
 
 #include "../checks/doctor.h"
 #include "../gpu/probe.h"
-#include "../capture/recording.h"
 #include "../util/term.h"
 #include "../util/util.h"
 #include "cmd.h"

@@ -22,6 +22,7 @@
 #include "../vendor/watchdog.h"
 #include "../capture/recorder.h"
 #include "../capture/recording.h"
+#include "../replay/replay.h"
 #include "../util/util.h"
 #include "cmd.h"
 

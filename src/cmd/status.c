@@ -17,7 +17,6 @@
 
 #include "../gpu/fields.h"
 #include "../gpu/probe.h"
-#include "../capture/recording.h"
 #include "../util/quote.h"
 #include "../util/strbuf.h"
 #include "../util/term.h"
