@@ -16,6 +16,7 @@
 #include "../util/term.h"
 #include "../util/util.h"
 #include "cmd.h"
+#include "doctor_report.h"
 
 static const char usage[] =
 	"usage: gpuvet doctor [--json] [-v]\n"
