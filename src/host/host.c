@@ -605,7 +605,9 @@ static char *mem_read(const char *path, size_t max, enum read_how how, size_t *l
 	n = how == READ_KMSG || node->len < max ? node->len : max;
 	from = how == READ_TAIL ? node->len - n : 0;
 	buf = xmalloc(n + 1);
-	memcpy(buf, node->data + from, n);
+	/* an empty recorded file has no data at all (memcpy from NULL is undefined even for 0) */
+	if (n)
+		memcpy(buf, node->data + from, n);
 	buf[n] = '\0';
 	*len = n;
 	/* the kernel log is recorded filtered, by host_read_kmsg */
