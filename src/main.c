@@ -17,7 +17,7 @@
 
 #include "cmd/cmd.h"
 #include "host/host.h"
-#include "record/recording.h"
+#include "replay/replay.h"
 #include "util/err.h"
 #include "util/quote.h"
 #include "util/term.h"

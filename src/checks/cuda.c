@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "../gpu/fields.h"
+#include "../gpu/reason.h"
 #include "../util/quote.h"
 #include "../util/util.h"
-#include "../vendor/cuda.h"
 #include "catalog.h"
 #include "doctor.h"
 
@@ -38,12 +38,12 @@ static bool mig_on(const struct gpu_system *sys)
 	return false;
 }
 
-static void explain_init(struct finding *f, const struct doctor_input *in, int rc)
+static void explain_init(struct finding *f, const struct doctor_input *in, enum val_reason why)
 {
 	const struct env_facts *env = &in->facts.env;
 
-	switch (rc) {
-	case CUDA_ERROR_NO_DEVICE:
+	switch (why) {
+	case REASON_NO_DEVICE:
 		if (env->cuda_visible_set) {
 			char *v = quote_shell(env->cuda_visible_devices);
 
@@ -65,33 +65,33 @@ static void explain_init(struct finding *f, const struct doctor_input *in, int r
 			finding_fix(f, FIX_ROOT,
 				    "see the lower layers: the module and /dev/nvidia* must be present");
 		break;
-	case CUDA_ERROR_UNKNOWN:
+	case REASON_UNKNOWN:
 		finding_fix(f, FIX_ROOT,
 			    "load the CUDA memory module: sudo modprobe nvidia_uvm (or sudo "
 			    "nvidia-modprobe -u -c 0); after a suspend/resume: sudo rmmod nvidia_uvm && "
 			    "sudo modprobe nvidia_uvm");
 		break;
-	case CUDA_ERROR_SYSTEM_NOT_READY:
+	case REASON_NOT_READY:
 		finding_fix(f, FIX_ROOT,
 			    "start NVIDIA Fabric Manager for exactly this driver version: sudo systemctl "
 			    "enable --now nvidia-fabricmanager (see /var/log/fabricmanager.log)");
 		break;
-	case CUDA_ERROR_SYSTEM_DRIVER_MISMATCH:
+	case REASON_VERSION_MISMATCH:
 		finding_fix(f, FIX_ROOT | FIX_REBOOT,
 			    "libcuda and the kernel module differ: reboot after a driver upgrade, or "
 			    "remove a libcuda bundled with the application or container");
 		break;
-	case CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE:
+	case REASON_COMPAT_UNSUPPORTED:
 		finding_fix(f, 0,
 			    "remove the CUDA forward-compatibility libcuda (a .../compat folder) from "
 			    "LD_LIBRARY_PATH; this GPU does not support it");
 		break;
-	case CUDA_ERROR_STUB_LIBRARY:
+	case REASON_STUB_LIBRARY:
 		finding_fix(f, 0,
 			    "the toolkit's stub libcuda was loaded: remove the .../stubs folder from "
 			    "LD_LIBRARY_PATH");
 		break;
-	case CUDA_ERROR_DEVICE_UNAVAILABLE:
+	case REASON_IN_USE:
 		finding_fix(f, 0,
 			    "every GPU is busy or prohibited by its compute mode: pick another GPU with "
 			    "CUDA_VISIBLE_DEVICES, or (owner) sudo nvidia-smi -i <n> -c DEFAULT");
@@ -110,20 +110,22 @@ void check_cuda(const struct doctor_input *in, struct findings *out)
 
 	if (sys->hung || !sys->cuda_lib.loaded)
 		return; /* the NVML and libraries layers report these */
-	if (num_ok(&sys->cuda_init) && sys->cuda_init.v != CUDA_SUCCESS) {
-		int rc = (int)sys->cuda_init.v;
+	if (num_ok(&sys->cuda_init) && sys->cuda_init.reason != REASON_NONE) {
+		const struct num *ci = &sys->cuda_init;
+		const enum val_reason why = ci->reason;
 
 		f = finding_add(out, "cuda.init_failed", SEV_FAIL, -1, "cuInit(0) failed: %s (%d): %s",
-				cuda_error_name(rc), rc, cuda_error_meaning(rc));
+				reason_code_name(ci->lib, ci->rc), ci->rc,
+				reason_code_meaning(ci->lib, ci->rc));
 		finding_evidence(f, "cuInit in %s: %s (%d) after %.2f s", sys->cuda_lib.path,
-				 cuda_error_name(rc), rc, sys->cuda_init_ns / 1e9);
-		if (rc == CUDA_ERROR_NO_DEVICE && env->cuda_visible_set)
+				 reason_code_name(ci->lib, ci->rc), ci->rc, sys->cuda_init_ns / 1e9);
+		if (why == REASON_NO_DEVICE && env->cuda_visible_set)
 			finding_evidence(f, "environment: CUDA_VISIBLE_DEVICES='%s'",
 					 env->cuda_visible_devices);
-		if (rc == CUDA_ERROR_NO_DEVICE && num_ok(&sys->count) && sys->count.v > 0)
+		if (why == REASON_NO_DEVICE && num_ok(&sys->count) && sys->count.v > 0)
 			finding_evidence(f, "nvmlDeviceGetCount_v2: %lld (NVML ignores CUDA_VISIBLE_DEVICES)",
 					 (long long)sys->count.v);
-		explain_init(f, in, rc);
+		explain_init(f, in, why);
 		return;
 	}
 	if (!num_ok(&sys->cuda_count)) {
@@ -132,7 +134,7 @@ void check_cuda(const struct doctor_input *in, struct findings *out)
 					field_error_text(LIB_CUDA, sys->cuda_count.rc, eb, sizeof(eb)));
 			finding_evidence(f, "cuDeviceGetCount: %s",
 					 field_error_text(LIB_CUDA, sys->cuda_count.rc, eb, sizeof(eb)));
-			explain_init(f, in, sys->cuda_count.rc);
+			explain_init(f, in, sys->cuda_count.reason);
 		}
 		return;
 	}

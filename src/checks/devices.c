@@ -42,7 +42,7 @@ static bool module_loaded(const struct module_facts *m)
 
 static bool nvml_up(const struct gpu_system *sys)
 {
-	return num_ok(&sys->nvml_init) && sys->nvml_init.v == 0 && sys->ngpus > 0;
+	return num_ok(&sys->nvml_init) && sys->nvml_init.reason == REASON_NONE && sys->ngpus > 0;
 }
 
 /* The NVML index of the GPU whose device minor is `minor`, or -1. */
@@ -325,7 +325,7 @@ void check_devices(const struct doctor_input *in, struct findings *out)
 	if (m->loaded_uvm || m->uvm_in_proc_devices) {
 		if (exists(d, "/dev/nvidia-uvm"))
 			judge_node(in, devnodes_find(d, "/dev/nvidia-uvm"), -1, out);
-		else if (num_ok(&in->sys.cuda_init) && in->sys.cuda_init.v == 0) {
+		else if (num_ok(&in->sys.cuda_init) && in->sys.cuda_init.reason == REASON_NONE) {
 			f = finding_add(out, "devices.created_on_demand", SEV_INFO, -1,
 					"/dev/nvidia-uvm appeared only when gpuvet's CUDA probe ran "
 					"(nvidia-modprobe)");

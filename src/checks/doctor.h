@@ -3,13 +3,13 @@
  *
  *   doctor_collect   host facts (files only), then the vendor probe under the watchdog
  *   doctor_check     every check, bottom up, then echoes folded under their cause
- *   report_*         human text or JSON (cmd/doctor_report.c)
+ *
+ * The report, human text or JSON, is cmd/'s (cmd/doctor_report.h).
  */
 #ifndef GPUVET_DOCTOR_H
 #define GPUVET_DOCTOR_H
 
 #include <stdint.h>
-#include <stdio.h>
 
 #include "../gpu/device.h"
 #include "../host/facts.h"
@@ -21,6 +21,9 @@ struct doctor_input {
 	struct gpu_system sys;
 	int64_t facts_ns, probe_ns; /* time spent on each phase */
 };
+
+/* Fill every part of the host facts (host/facts.h), in its order; never fails as a whole. */
+void facts_collect(struct host_facts *f);
 
 /* Collect facts then probe with probe_flags (gpu/probe.h). A hung vendor call is not an
  * error here: in->sys.hung is set and doctor reports it. Returns -1 only when gpuvet itself
@@ -48,14 +51,5 @@ void check_fabric(const struct doctor_input *in, struct findings *out);
 void check_toolkit(const struct doctor_input *in, struct findings *out);
 void check_framework(const struct doctor_input *in, struct findings *out);
 void check_env(const struct doctor_input *in, struct findings *out);
-
-/* Output (cmd/doctor_report.c). */
-struct report_opts {
-	bool verbose; /* show ok lines of every GPU, evidence of ok findings */
-	int width;    /* columns to fit, 100 by default */
-};
-void report_human(FILE *f, const struct doctor_input *in, const struct findings *fs,
-		  const struct report_opts *o);
-void report_json(FILE *f, const struct doctor_input *in, const struct findings *fs);
 
 #endif

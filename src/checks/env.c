@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../gpu/reason.h"
 #include "../util/quote.h"
 #include "../util/util.h"
 #include "catalog.h"
@@ -27,8 +28,6 @@ DEFS(defs_env) = {
 	{"env.bad_cuda_var", LAYER_ENV, "a CUDA debugging or profiling variable is set", false},
 };
 DEFS_COUNT(defs_env);
-
-#define CU_RC_NO_DEVICE 100
 
 /* DCGM's list of variables that should not be set on a production machine (catalog row 21),
  * plus CUDA_LAUNCH_BLOCKING. */
@@ -135,7 +134,8 @@ static void check_cuda_visible(const struct doctor_input *in, struct findings *o
 	const struct env_facts *env = &in->facts.env;
 	const struct gpu_system *sys = &in->sys;
 	const int count = nvml_count(sys);
-	const bool rc100 = num_ok(&sys->cuda_init) && sys->cuda_init.v == CU_RC_NO_DEVICE;
+	const struct num *ci = &sys->cuda_init;
+	const bool no_device = num_ok(ci) && ci->reason == REASON_NO_DEVICE;
 	char bad[64], valid[128] = "";
 	struct finding *f;
 	int visible, i;
@@ -155,8 +155,8 @@ static void check_cuda_visible(const struct doctor_input *in, struct findings *o
 		f = finding_add(out, "env.cuda_visible_devices_hides", SEV_FAIL, -1,
 				"CUDA_VISIBLE_DEVICES='%s' hides every GPU from CUDA",
 				env->cuda_visible_devices);
-		/* cuInit's 100 is this, not a driver fault */
-		if (rc100)
+		/* cuInit's "no device" is this, not a driver fault */
+		if (no_device)
 			findings_fold(out, "cuda.init_failed", "env.cuda_visible_devices_hides");
 	} else
 		f = finding_add(out, "env.cuda_visible_devices_hides", SEV_WARN, -1,
@@ -169,8 +169,9 @@ static void check_cuda_visible(const struct doctor_input *in, struct findings *o
 	if (count >= 0)
 		finding_evidence(f, "nvmlDeviceGetCount: %d (NVML ignores CUDA_VISIBLE_DEVICES)",
 				 count);
-	if (rc100 && count > 0)
-		finding_evidence(f, "cuInit: 100 (CUDA_ERROR_NO_DEVICE) while NVML counts %d", count);
+	if (no_device && count > 0)
+		finding_evidence(f, "cuInit: %d (%s) while NVML counts %d", ci->rc,
+				 reason_code_name(ci->lib, ci->rc), count);
 	else if (num_ok(&sys->cuda_count))
 		finding_evidence(f, "cuDeviceGetCount: %lld", (long long)sys->cuda_count.v);
 	if (str_eq(bad, "NoDevFiles"))

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../gpu/reason.h"
 #include "../util/util.h"
-#include "../vendor/nvml.h"
 #include "catalog.h"
 #include "doctor.h"
 
@@ -26,9 +26,9 @@ DEFS_COUNT(defs_fabric);
 static const char *fabric_state_name(int64_t s)
 {
 	switch (s) {
-	case NVML_GPU_FABRIC_STATE_NOT_STARTED: return "not started";
-	case NVML_GPU_FABRIC_STATE_IN_PROGRESS: return "in progress";
-	case NVML_GPU_FABRIC_STATE_COMPLETED: return "completed";
+	case FABRIC_STATE_NOT_STARTED: return "not started";
+	case FABRIC_STATE_IN_PROGRESS: return "in progress";
+	case FABRIC_STATE_COMPLETED: return "completed";
 	default: return "unknown";
 	}
 }
@@ -38,6 +38,9 @@ void check_fabric(const struct doctor_input *in, struct findings *out)
 	const struct gpu_system *sys = &in->sys;
 	const struct pci_facts *pci = &in->facts.pci;
 	const struct proc_facts *pr = &in->facts.procs;
+	const struct num *ci = &sys->cuda_init;
+	/* what cuInit answers while the fabric is not registered */
+	const bool cuda_not_ready = num_ok(ci) && ci->reason == REASON_NOT_READY;
 	struct finding *f;
 	unsigned i;
 	int64_t max_links = 0;
@@ -53,8 +56,8 @@ void check_fabric(const struct doctor_input *in, struct findings *out)
 		finding_evidence(f, "/sys/bus/pci/devices: %d NVIDIA bridge devices of class 0x0680",
 				 pci->nswitches);
 		finding_evidence(f, "/proc/*/comm: no nv-fabricmanager process");
-		if (num_ok(&sys->cuda_init) && sys->cuda_init.v == 802)
-			finding_evidence(f, "cuInit: CUDA_ERROR_SYSTEM_NOT_READY (802)");
+		if (cuda_not_ready)
+			finding_evidence(f, "cuInit: %s (%d)", reason_code_name(ci->lib, ci->rc), ci->rc);
 		finding_fix(f, FIX_ROOT,
 			    "install nvidia-fabricmanager for exactly driver %s and start it: sudo "
 			    "systemctl enable --now nvidia-fabricmanager; read "
@@ -72,7 +75,7 @@ void check_fabric(const struct doctor_input *in, struct findings *out)
 			max_links = g->st.nvlink_count.v;
 		if (!num_ok(&g->s.fabric_state))
 			continue;
-		if (g->s.fabric_state.v != NVML_GPU_FABRIC_STATE_COMPLETED ||
+		if (g->s.fabric_state.v != FABRIC_STATE_COMPLETED ||
 		    (g->s.fabric_status.v != 0)) {
 			f = finding_add(out, "fabric.incomplete", SEV_FAIL, (int)i,
 					"GPU fabric registration is %s%s",
@@ -89,11 +92,12 @@ void check_fabric(const struct doctor_input *in, struct findings *out)
 			incomplete = true;
 		}
 	}
-	/* cuInit's 802 and an unfinished registration are what a missing manager looks like */
+	/* cuInit's "not ready" (802) and an unfinished registration are what a missing manager
+	 * looks like */
 	if (manager_missing) {
 		findings_fold(out, "fabric.incomplete", "fabric.manager_missing");
 		findings_fold(out, "cuda.init_failed", "fabric.manager_missing");
-	} else if (incomplete && num_ok(&sys->cuda_init) && sys->cuda_init.v == 802) {
+	} else if (incomplete && cuda_not_ready) {
 		findings_fold(out, "cuda.init_failed", "fabric.incomplete");
 	}
 	if (sys->ngpus > 1 && max_links > 0) {

@@ -14,7 +14,6 @@
 #include <strings.h>
 
 #include "../util/util.h"
-#include "../vendor/nvml.h"
 #include "catalog.h"
 #include "doctor.h"
 
@@ -179,11 +178,11 @@ static void ecc_mode(const struct gpu *g, int gi, struct findings *out)
 static const char *recovery_text(int64_t a)
 {
 	switch (a) {
-	case 1: return "a GPU reset";
-	case 2: return "a node reboot";
-	case 3: return "draining peer-to-peer traffic";
-	case 4: return "draining the GPU and resetting it";
-	case 5: return "a PCIe bus reset";
+	case RECOVERY_GPU_RESET: return "a GPU reset";
+	case RECOVERY_NODE_REBOOT: return "a node reboot";
+	case RECOVERY_DRAIN_P2P: return "draining peer-to-peer traffic";
+	case RECOVERY_DRAIN_AND_RESET: return "draining the GPU and resetting it";
+	case RECOVERY_BUS_RESET: return "a PCIe bus reset";
 	default: return "an action this gpuvet does not know";
 	}
 }
@@ -200,12 +199,13 @@ static void recovery(const struct gpu *g, int gi, struct findings *out)
 		finding_evidence(f, "nvmlDeviceValidateInforom: Corrupted infoROM (14)");
 		finding_fix(f, FIX_SERVICE, "contact the vendor to reflash or service the GPU");
 	}
-	if (num_ok(&s->recovery_action) && s->recovery_action.v != 0) {
-		f = finding_add(out, "health.recovery_action", s->recovery_action.v == 3 ? SEV_WARN : SEV_FAIL,
+	if (num_ok(&s->recovery_action) && s->recovery_action.v != RECOVERY_NONE) {
+		f = finding_add(out, "health.recovery_action",
+				s->recovery_action.v == RECOVERY_DRAIN_P2P ? SEV_WARN : SEV_FAIL,
 				gi, "the driver asks for %s", recovery_text(s->recovery_action.v));
 		finding_evidence(f, "nvmlDeviceGetFieldValues(GPU_RECOVERY_ACTION): %lld",
 				 (long long)s->recovery_action.v);
-		if (s->recovery_action.v == 2)
+		if (s->recovery_action.v == RECOVERY_NODE_REBOOT)
 			finding_fix(f, FIX_ROOT | FIX_REBOOT, "drain the node and reboot it");
 		else
 			finding_fix(f, FIX_ROOT | FIX_INTERRUPTS,
@@ -398,13 +398,13 @@ static void modes(const struct doctor_input *in, const struct gpu *g, int gi, st
 				 (long long)st->mig_current.v, (long long)st->mig_pending.v);
 	}
 	if (num_ok(&st->compute_mode)) {
-		if (st->compute_mode.v == NVML_COMPUTEMODE_PROHIBITED) {
+		if (st->compute_mode.v == COMPUTE_MODE_PROHIBITED) {
 			f = finding_add(out, "health.compute_prohibited", SEV_FAIL, gi,
 					"compute mode is Prohibited: no CUDA program can use this GPU");
 			finding_evidence(f, "nvmlDeviceGetComputeMode: Prohibited (2)");
 			finding_fix(f, FIX_ROOT, "if this is not deliberate: sudo nvidia-smi -i %d -c DEFAULT",
 				    gi);
-		} else if (st->compute_mode.v == NVML_COMPUTEMODE_EXCLUSIVE_PROCESS) {
+		} else if (st->compute_mode.v == COMPUTE_MODE_EXCLUSIVE_PROCESS) {
 			bool held = num_ok(&s->nprocs) && s->nprocs.v > 0 && s->procs_len > 0;
 
 			f = finding_add(out, "health.compute_exclusive", held ? SEV_WARN : SEV_INFO, gi,

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../gpu/reason.h"
 #include "../util/quote.h"
 #include "../util/strbuf.h"
 #include "../util/util.h"
@@ -39,13 +40,17 @@ DEFS(defs_libraries) = {
 };
 DEFS_COUNT(defs_libraries);
 
-/* CUresult and nvmlReturn_t codes this check names (cuda.h, nvml.h) */
-enum {
-	NVML_RC_LIB_RM_VERSION_MISMATCH = 18,
-	CU_RC_STUB_LIBRARY = 34,
-	CU_RC_SYSTEM_DRIVER_MISMATCH = 803,
-	CU_RC_COMPAT_NOT_SUPPORTED_ON_DEVICE = 804,
-};
+/* Did the call whose answer is its return code (nvmlInit, cuInit) run and fail for why? */
+static bool failed_with(const struct num *n, enum val_reason why)
+{
+	return num_ok(n) && n->reason == why;
+}
+
+/* "cuInit: 803 (CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)": the code a call answered, and its name. */
+static void evidence_code(struct finding *f, const char *call, const struct num *n)
+{
+	finding_evidence(f, "%s: %d (%s)", call, n->rc, reason_code_name(n->lib, n->rc));
+}
 
 /* The library a program gets for one soname: what the probe loaded, or else the first
  * candidate the loader would take. */
@@ -100,7 +105,7 @@ static const char *kernel_version(const struct doctor_input *in, const char **sr
 	*src = "/proc/driver/nvidia/version";
 	if (in->facts.module.version[0])
 		return in->facts.module.version;
-	if (num_ok(&in->sys.nvml_init) && in->sys.nvml_init.v == 0 &&
+	if (num_ok(&in->sys.nvml_init) && in->sys.nvml_init.reason == REASON_NONE &&
 	    text_ok(&in->sys.driver_version) && in->sys.driver_version.s[0]) {
 		*src = "nvmlSystemGetDriverVersion";
 		return in->sys.driver_version.s;
@@ -254,7 +259,7 @@ static void check_missing(const struct doctor_input *in, struct findings *out, c
 static void check_stub(const struct doctor_input *in, struct findings *out, const struct pick *cu)
 {
 	const struct lib_facts *l = &in->facts.libs;
-	const bool rc34 = num_ok(&in->sys.cuda_init) && in->sys.cuda_init.v == CU_RC_STUB_LIBRARY;
+	const bool stub_init = failed_with(&in->sys.cuda_init, REASON_STUB_LIBRARY);
 	const struct lib_candidate *first = l->libcuda.n ? &l->libcuda.v[0] : NULL;
 	const struct lib_candidate *stub = NULL;
 	char dir[512], *cmd;
@@ -265,9 +270,9 @@ static void check_stub(const struct doctor_input *in, struct findings *out, cons
 		stub = cu->c;
 	else if (first && first->stub && first->src == LIBSRC_LD_LIBRARY_PATH)
 		stub = first; /* wins for programs that load plain libcuda.so (numba, some JITs) */
-	if (!cu->stub && !stub && !rc34)
+	if (!cu->stub && !stub && !stub_init)
 		return;
-	picked = cu->stub || rc34;
+	picked = cu->stub || stub_init;
 	dir_of(stub ? stub->path : cu->path, dir, sizeof(dir));
 	if (picked)
 		f = finding_add(out, "libraries.cuda_stub", SEV_FAIL, -1,
@@ -284,8 +289,8 @@ static void check_stub(const struct doctor_input *in, struct findings *out, cons
 				 src_name(stub->src), stub->path, stub->real, (long long)stub->size);
 	if (cu->from_probe)
 		finding_evidence(f, "dlopen libcuda.so.1: loaded %s", cu->path);
-	if (rc34)
-		finding_evidence(f, "cuInit: 34 (CUDA_ERROR_STUB_LIBRARY)");
+	if (stub_init)
+		evidence_code(f, "cuInit", &in->sys.cuda_init);
 	if (!stub || stub->src == LIBSRC_LD_LIBRARY_PATH) {
 		cmd = ld_path_without(l->ld_library_path, dir);
 		finding_fix(f, 0, "Remove %s from LD_LIBRARY_PATH: `%s` (and where it is set: "
@@ -318,20 +323,20 @@ static void check_compat(const struct doctor_input *in, struct findings *out,
 	if (num_ok(&in->sys.cuda_version))
 		str_fmt(maxcuda, sizeof(maxcuda), "%d.%d", (int)(in->sys.cuda_version.v / 1000),
 			(int)(in->sys.cuda_version.v % 1000 / 10));
-	if (num_ok(ci) && ci->v == CU_RC_COMPAT_NOT_SUPPORTED_ON_DEVICE) {
+	if (failed_with(ci, REASON_COMPAT_UNSUPPORTED)) {
 		sev = SEV_FAIL;
 		f = finding_add(out, "libraries.cuda_compat", sev, -1,
 				"a forward-compatibility libcuda (%s) is in use, but this GPU does "
 				"not support forward compatibility",
 				dir);
-	} else if (num_ok(ci) && ci->v == CU_RC_SYSTEM_DRIVER_MISMATCH) {
+	} else if (failed_with(ci, REASON_VERSION_MISMATCH)) {
 		sev = SEV_FAIL;
 		f = finding_add(out, "libraries.cuda_compat", sev, -1,
 				"the forward-compatibility libcuda %s (%s) does not work with kernel "
 				"module %s",
 				cu->version[0] ? cu->version : "of unknown version", dir,
 				kv[0] ? kv : "(version unknown)");
-	} else if (num_ok(ci) && ci->v == 0) {
+	} else if (num_ok(ci) && ci->reason == REASON_NONE) {
 		/* deliberate on data-center GPUs: newer CUDA on an older driver branch */
 		f = finding_add(out, "libraries.cuda_compat", SEV_INFO, -1,
 				"forward compatibility in use: libcuda %s from %s runs on kernel "
@@ -352,13 +357,10 @@ static void check_compat(const struct doctor_input *in, struct findings *out,
 			 cu->version[0] ? cu->version : "unknown");
 	if (kv[0])
 		finding_evidence(f, "%s: %s", kv_src, kv);
-	if (num_ok(ci))
-		finding_evidence(f, "cuInit: %lld%s", (long long)ci->v,
-				 ci->v == CU_RC_COMPAT_NOT_SUPPORTED_ON_DEVICE
-					 ? " (CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE)"
-				 : ci->v == CU_RC_SYSTEM_DRIVER_MISMATCH
-					 ? " (CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)"
-					 : "");
+	if (failed_with(ci, REASON_COMPAT_UNSUPPORTED) || failed_with(ci, REASON_VERSION_MISMATCH))
+		evidence_code(f, "cuInit", ci);
+	else if (num_ok(ci))
+		finding_evidence(f, "cuInit: %lld", (long long)ci->v);
 	if (cu->c && cu->c->src == LIBSRC_LD_LIBRARY_PATH) {
 		cmd = ld_path_without(in->facts.libs.ld_library_path, dir);
 		finding_fix(f, 0,
@@ -408,10 +410,10 @@ static bool check_shadowed(const struct doctor_input *in, struct findings *out,
 	finding_evidence(f, "%s: %s -> %s", p->soname, p->c->path, p->c->real);
 	finding_evidence(f, "%s: %s (version %s)", src_name(own->src), own->path, own->version);
 	finding_evidence(f, "%s: %s", kv_src, kv);
-	if (num_ok(&in->sys.cuda_init) && in->sys.cuda_init.v == CU_RC_SYSTEM_DRIVER_MISMATCH)
-		finding_evidence(f, "cuInit: 803 (CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)");
-	if (num_ok(&in->sys.nvml_init) && in->sys.nvml_init.v == NVML_RC_LIB_RM_VERSION_MISMATCH)
-		finding_evidence(f, "nvmlInit_v2: 18 (Driver/library version mismatch)");
+	if (failed_with(&in->sys.cuda_init, REASON_VERSION_MISMATCH))
+		evidence_code(f, "cuInit", &in->sys.cuda_init);
+	if (failed_with(&in->sys.nvml_init, REASON_VERSION_MISMATCH))
+		evidence_code(f, "nvmlInit_v2", &in->sys.nvml_init);
 	cmd = ld_path_without(in->facts.libs.ld_library_path, dir);
 	finding_fix(f, 0,
 		    "Remove %s from LD_LIBRARY_PATH: `%s`. A driver library must come from the "
@@ -426,10 +428,9 @@ static void check_versions(const struct doctor_input *in, struct findings *out,
 			   const struct pick *nv, const struct pick *cu, bool *compared)
 {
 	const char *kv_src, *kv = kernel_version(in, &kv_src);
-	const bool rc18 = num_ok(&in->sys.nvml_init) &&
-			  in->sys.nvml_init.v == NVML_RC_LIB_RM_VERSION_MISMATCH;
-	const bool rc803 = num_ok(&in->sys.cuda_init) &&
-			   in->sys.cuda_init.v == CU_RC_SYSTEM_DRIVER_MISMATCH && !cu->compat;
+	const bool nvml_mismatch = failed_with(&in->sys.nvml_init, REASON_VERSION_MISMATCH);
+	const bool cuda_mismatch =
+		failed_with(&in->sys.cuda_init, REASON_VERSION_MISMATCH) && !cu->compat;
 	const bool cu_judged = cu->version[0] && !cu->stub && !cu->compat;
 	const bool nv_differs = kv[0] && nv->version[0] && !str_eq(nv->version, kv);
 	const bool cu_differs = kv[0] && cu_judged && !str_eq(cu->version, kv);
@@ -442,7 +443,7 @@ static void check_versions(const struct doctor_input *in, struct findings *out,
 		shadow |= check_shadowed(in, out, nv, "libnvidia-ml");
 	if (cu_differs)
 		shadow |= check_shadowed(in, out, cu, "libcuda");
-	if (shadow || !(nv_differs || cu_differs || rc18 || rc803))
+	if (shadow || !(nv_differs || cu_differs || nvml_mismatch || cuda_mismatch))
 		return;
 	libver = nv_differs ? nv->version : cu_differs ? cu->version : "";
 	/* in a container the module is the host's: the image may bring its own libraries */
@@ -466,10 +467,10 @@ static void check_versions(const struct doctor_input *in, struct findings *out,
 	if (cu->path[0])
 		finding_evidence(f, "libcuda.so.1: %s (version %s)", cu->path,
 				 cu->version[0] ? cu->version : "unknown");
-	if (rc18)
-		finding_evidence(f, "nvmlInit_v2: 18 (Driver/library version mismatch)");
-	if (rc803)
-		finding_evidence(f, "cuInit: 803 (CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)");
+	if (nvml_mismatch)
+		evidence_code(f, "nvmlInit_v2", &in->sys.nvml_init);
+	if (cuda_mismatch)
+		evidence_code(f, "cuInit", &in->sys.cuda_init);
 	if (in->facts.module.last_pkg_change[0])
 		finding_evidence(f, "package log: %s", in->facts.module.last_pkg_change);
 	finding_fix(f, FIX_ROOT | FIX_REBOOT | FIX_INTERRUPTS,

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../gpu/busid.h"
+#include "../gpu/reason.h"
 #include "../util/quote.h"
 #include "../util/util.h"
 #include "catalog.h"
@@ -43,10 +44,6 @@ DEFS(defs_module) = {
 	 false},
 };
 DEFS_COUNT(defs_module);
-
-#define CUDA_ERROR_UNKNOWN 999
-#define CUDA_ERROR_SYSTEM_DRIVER_MISMATCH 803
-#define NVML_ERROR_LIB_RM_VERSION_MISMATCH 18
 
 static bool module_loaded(const struct module_facts *m)
 {
@@ -506,8 +503,9 @@ static void check_version_mismatch(const struct doctor_input *in, struct finding
 	const struct module_facts *m = &h->module;
 	const struct gpu_system *sys = &in->sys;
 	const char *lib_path = "", *lib_version = "";
-	bool nvml18 = num_ok(&sys->nvml_init) && sys->nvml_init.v == NVML_ERROR_LIB_RM_VERSION_MISMATCH;
-	bool cuda803 = num_ok(&sys->cuda_init) && sys->cuda_init.v == CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
+	const struct num *ni = &sys->nvml_init, *ci = &sys->cuda_init;
+	bool nvml18 = num_ok(ni) && ni->reason == REASON_VERSION_MISMATCH;
+	bool cuda803 = num_ok(ci) && ci->reason == REASON_VERSION_MISMATCH;
 	struct finding *f;
 
 	if (!m->version[0])
@@ -540,9 +538,9 @@ static void check_version_mismatch(const struct doctor_input *in, struct finding
 	if (lib_version[0])
 		finding_evidence(f, "%s: %s", lib_path, lib_version);
 	if (nvml18)
-		finding_evidence(f, "nvmlInit: Driver/library version mismatch (18)");
+		finding_evidence(f, "nvmlInit: %s (%d)", reason_code_name(ni->lib, ni->rc), ni->rc);
 	if (cuda803)
-		finding_evidence(f, "cuInit: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (803)");
+		finding_evidence(f, "cuInit: %s (%d)", reason_code_name(ci->lib, ci->rc), ci->rc);
 	if (m->last_pkg_change[0])
 		finding_evidence(f, "last NVIDIA package change: %s", m->last_pkg_change);
 	if (h->platform.container)
@@ -566,8 +564,8 @@ static void check_uvm(const struct doctor_input *in, struct findings *out)
 	const struct host_facts *h = &in->facts;
 	const struct module_facts *m = &h->module;
 	const struct gpu_system *sys = &in->sys;
-	bool cuda_ok = num_ok(&sys->cuda_init) && sys->cuda_init.v == 0;
-	bool cuda_999 = num_ok(&sys->cuda_init) && sys->cuda_init.v == CUDA_ERROR_UNKNOWN;
+	bool cuda_ok = num_ok(&sys->cuda_init) && sys->cuda_init.reason == REASON_NONE;
+	bool cuda_999 = num_ok(&sys->cuda_init) && sys->cuda_init.reason == REASON_UNKNOWN;
 	struct finding *f;
 
 	if (!m->loaded_uvm && !m->uvm_in_proc_devices) {

@@ -11,7 +11,6 @@
 
 #include "../gpu/fields.h"
 #include "../util/util.h"
-#include "../vendor/nvml.h"
 #include "catalog.h"
 #include "doctor.h"
 
@@ -27,18 +26,18 @@ DEFS(defs_nvml) = {
 };
 DEFS_COUNT(defs_nvml);
 
-static const char *init_fix(int rc)
+static const char *init_fix(enum val_reason why)
 {
-	switch (rc) {
-	case NVML_ERROR_DRIVER_NOT_LOADED:
+	switch (why) {
+	case REASON_DRIVER_NOT_LOADED:
 		return "load the kernel module first (see the module layer above): sudo modprobe nvidia";
-	case NVML_ERROR_LIB_RM_VERSION_MISMATCH:
+	case REASON_VERSION_MISMATCH:
 		return "reboot, so the kernel module matches the upgraded libraries (see the libraries "
 		       "layer above)";
-	case NVML_ERROR_NO_PERMISSION:
+	case REASON_NO_PERMISSION:
 		return "give this user access to /dev/nvidia* (see the devices layer above), or run as "
 		       "root to confirm";
-	case NVML_ERROR_UNKNOWN:
+	case REASON_UNKNOWN:
 		return "inside a container: restart the container (its device permissions may have been "
 		       "reset by systemctl daemon-reload); on a host: check the kernel log for Xid and "
 		       "RmInitAdapter errors (sudo dmesg | grep -i nvrm)";
@@ -47,11 +46,11 @@ static const char *init_fix(int rc)
 	}
 }
 
-static unsigned fix_flags_for(int rc)
+static unsigned fix_flags_for(enum val_reason why)
 {
-	if (rc == NVML_ERROR_LIB_RM_VERSION_MISMATCH)
+	if (why == REASON_VERSION_MISMATCH)
 		return FIX_ROOT | FIX_REBOOT;
-	if (rc == NVML_ERROR_DRIVER_NOT_LOADED)
+	if (why == REASON_DRIVER_NOT_LOADED)
 		return FIX_ROOT;
 	return 0;
 }
@@ -86,14 +85,15 @@ void check_nvml(const struct doctor_input *in, struct findings *out)
 			    "the driver returned nonsense: reboot; if it persists, reinstall the driver");
 		return;
 	}
-	if (num_ok(&sys->nvml_init) && sys->nvml_init.v != NVML_SUCCESS) {
-		int rc = (int)sys->nvml_init.v;
+	if (num_ok(&sys->nvml_init) && sys->nvml_init.reason != REASON_NONE) {
+		const enum val_reason why = sys->nvml_init.reason;
+		const int rc = sys->nvml_init.rc;
 
 		f = finding_add(out, "nvml.init_failed", SEV_FAIL, -1, "nvmlInit_v2 failed: %s",
 				field_error_text(LIB_NVML, rc, eb, sizeof(eb)));
 		finding_evidence(f, "nvmlInit_v2 in %s: %s", sys->nvml_lib.path,
 				 field_error_text(LIB_NVML, rc, eb, sizeof(eb)));
-		finding_fix(f, fix_flags_for(rc), "%s", init_fix(rc));
+		finding_fix(f, fix_flags_for(why), "%s", init_fix(why));
 		return;
 	}
 	if (!num_ok(&sys->count)) {
@@ -101,7 +101,7 @@ void check_nvml(const struct doctor_input *in, struct findings *out)
 				field_error_text(LIB_NVML, sys->count.rc, eb, sizeof(eb)));
 		finding_evidence(f, "nvmlDeviceGetCount_v2: %s",
 				 field_error_text(LIB_NVML, sys->count.rc, eb, sizeof(eb)));
-		finding_fix(f, 0, "%s", init_fix(sys->count.rc));
+		finding_fix(f, 0, "%s", init_fix(sys->count.reason));
 		return;
 	}
 	for (k = 0; k < pci->n; k++)
@@ -157,10 +157,10 @@ void check_nvml(const struct doctor_input *in, struct findings *out)
 					field_error_text(LIB_NVML, g->st.name.rc, eb, sizeof(eb)));
 			finding_evidence(f, "%s on GPU %u: %s", g->st.name.call, i,
 					 field_error_text(LIB_NVML, g->st.name.rc, eb, sizeof(eb)));
-			if (g->st.name.rc == NVML_ERROR_RESET_REQUIRED)
+			if (g->st.name.reason == REASON_RESET_REQUIRED)
 				finding_fix(f, FIX_ROOT | FIX_INTERRUPTS,
 					    "reset the GPU: sudo nvidia-smi -r -i %u (or reboot)", i);
-			else if (g->st.name.rc == NVML_ERROR_CORRUPTED_INFOROM)
+			else if (g->st.name.reason == REASON_INFOROM_CORRUPTED)
 				finding_fix(f, FIX_SERVICE,
 					    "the GPU's InfoROM is corrupted: contact the vendor for service");
 			else

@@ -131,7 +131,7 @@ static bool module_loaded(const struct module_facts *m)
 
 static bool nvml_up(const struct gpu_system *sys)
 {
-	return num_ok(&sys->nvml_init) && sys->nvml_init.v == 0;
+	return num_ok(&sys->nvml_init) && sys->nvml_init.reason == REASON_NONE;
 }
 
 /* Per-GPU findings carry the NVML index and a summary without it, so the report can group

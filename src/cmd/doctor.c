@@ -13,10 +13,10 @@
 
 #include "../checks/doctor.h"
 #include "../gpu/probe.h"
-#include "../record/recording.h"
 #include "../util/term.h"
 #include "../util/util.h"
 #include "cmd.h"
+#include "doctor_report.h"
 
 static const char usage[] =
 	"usage: gpuvet doctor [--json] [-v]\n"

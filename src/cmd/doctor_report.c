@@ -15,7 +15,7 @@
 #include "../util/strbuf.h"
 #include "../util/term.h"
 #include "../util/util.h"
-#include "../checks/doctor.h"
+#include "doctor_report.h"
 #include "../version.h"
 
 struct group {

@@ -20,8 +20,9 @@
 #include "../gpu/probe.h"
 #include "../gpu/topo.h"
 #include "../vendor/watchdog.h"
-#include "../record/recorder.h"
-#include "../record/recording.h"
+#include "../capture/recorder.h"
+#include "../capture/recording.h"
+#include "../replay/replay.h"
 #include "../util/util.h"
 #include "cmd.h"
 

@@ -19,7 +19,6 @@
 #include "../gpu/libcheck.h"
 #include "../gpu/probe.h"
 #include "../gpu/select.h"
-#include "../record/recording.h"
 #include "../util/quote.h"
 #include "../util/strbuf.h"
 #include "../util/term.h"

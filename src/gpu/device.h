@@ -30,6 +30,30 @@ enum {
 	CE_DISPLAY_CLOCKS = 0x100,
 };
 
+/* Compute modes (st.compute_mode), fabric registration states (s.fabric_state) and the
+ * driver's recovery actions (s.recovery_action), as NVML numbers them (gpu/probe.c checks the
+ * first two against vendor/nvml.h at compile time), so code above gpu/ needs no NVML header. */
+enum {
+	COMPUTE_MODE_DEFAULT = 0,
+	COMPUTE_MODE_EXCLUSIVE_THREAD = 1,
+	COMPUTE_MODE_PROHIBITED = 2,
+	COMPUTE_MODE_EXCLUSIVE_PROCESS = 3,
+};
+enum {
+	FABRIC_STATE_NOT_SUPPORTED = 0,
+	FABRIC_STATE_NOT_STARTED = 1,
+	FABRIC_STATE_IN_PROGRESS = 2,
+	FABRIC_STATE_COMPLETED = 3,
+};
+enum {
+	RECOVERY_NONE = 0,
+	RECOVERY_GPU_RESET = 1,
+	RECOVERY_NODE_REBOOT = 2,
+	RECOVERY_DRAIN_P2P = 3,
+	RECOVERY_DRAIN_AND_RESET = 4,
+	RECOVERY_BUS_RESET = 5,
+};
+
 struct gpu_static {
 	struct text name, uuid, serial, bus_id, board_part, vbios, inforom_image;
 	struct num brand, arch, minor_number;

@@ -15,8 +15,7 @@
 #include <time.h>
 
 #include "../util/util.h"
-#include "../vendor/cuda.h"
-#include "../vendor/nvml.h"
+#include "reason.h"
 
 #define G(member) offsetof(struct gpu, member)
 #define S(member) offsetof(struct gpu_system, member)
@@ -214,10 +213,7 @@ const struct field *field_all(size_t *n)
 
 const char *field_error_text(unsigned char lib, int rc, char *buf, size_t n)
 {
-	if (lib == LIB_CUDA)
-		str_fmt(buf, n, "%s (%d)", cuda_error_name(rc), rc);
-	else
-		str_fmt(buf, n, "%s (%d)", nvml_error_name(rc), rc);
+	str_fmt(buf, n, "%s (%d)", reason_code_name(lib, rc), rc);
 	return buf;
 }
 

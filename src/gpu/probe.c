@@ -15,12 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../record/recorder.h"
+#include "../capture/recorder.h"
 #include "../util/util.h"
 #include "../vendor/cuda.h"
 #include "../vendor/nvml.h"
 #include "../vendor/watchdog.h"
 #include "busid.h"
+#include "reason.h"
 #include "topo.h"
 
 #define GPU_COUNT_MAX 256
@@ -37,6 +38,15 @@ struct probe {
 	unsigned nhandles;
 };
 
+/* the device model's own names for NVML's values (device.h) */
+_Static_assert((int)COMPUTE_MODE_PROHIBITED == (int)NVML_COMPUTEMODE_PROHIBITED &&
+		       (int)COMPUTE_MODE_EXCLUSIVE_PROCESS == (int)NVML_COMPUTEMODE_EXCLUSIVE_PROCESS,
+	       "compute modes as NVML numbers them");
+_Static_assert((int)FABRIC_STATE_NOT_STARTED == (int)NVML_GPU_FABRIC_STATE_NOT_STARTED &&
+		       (int)FABRIC_STATE_IN_PROGRESS == (int)NVML_GPU_FABRIC_STATE_IN_PROGRESS &&
+		       (int)FABRIC_STATE_COMPLETED == (int)NVML_GPU_FABRIC_STATE_COMPLETED,
+	       "fabric states as NVML numbers them");
+
 /* ---- storing answers ---------------------------------------------------------------------- */
 
 static void nv_state(struct num *n, const char *call, int rc)
@@ -44,6 +54,7 @@ static void nv_state(struct num *n, const char *call, int rc)
 	n->call = call;
 	n->rc = rc;
 	n->lib = LIB_NVML;
+	n->reason = (unsigned char)reason_of(LIB_NVML, rc);
 	if (rc == NVML_SUCCESS)
 		n->st = VAL_OK;
 	else if (rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_FUNCTION_NOT_FOUND)
@@ -85,6 +96,7 @@ static void nv_text(const struct gpu *g, struct text *t, const char *key, int rc
 	t->call = key;
 	t->rc = rc;
 	t->lib = LIB_NVML;
+	t->reason = (unsigned char)reason_of(LIB_NVML, rc);
 	if (rc == NVML_SUCCESS) {
 		t->st = VAL_OK;
 		str_copy(t->s, buf, sizeof(t->s));
@@ -175,6 +187,7 @@ static void read_pci_info(struct probe *p, struct gpu *g, nvml_dev h)
 	st->bus_id.call = "nvmlDeviceGetPciInfo";
 	st->bus_id.rc = rc;
 	st->bus_id.lib = LIB_NVML;
+	st->bus_id.reason = st->pci_device_id.reason;
 	st->bus_id.st = st->pci_device_id.st;
 	if (rc == NVML_SUCCESS) {
 		st->pci_device_id.v = pci.pci_device_id;
@@ -397,6 +410,7 @@ slow:
 			st->cpu_affinity.call = "nvmlDeviceGetCpuAffinity";
 			st->cpu_affinity.rc = rc;
 			st->cpu_affinity.lib = LIB_NVML;
+			st->cpu_affinity.reason = (unsigned char)reason_of(LIB_NVML, rc);
 			if (rc == NVML_SUCCESS) {
 				cpulist_from_mask(mask, 16, st->cpu_affinity.s, sizeof(st->cpu_affinity.s));
 				st->cpu_affinity.st = VAL_OK;
@@ -944,6 +958,7 @@ static void open_gpu(struct probe *p, struct gpu_system *sys, unsigned i, unsign
 		g->st.name.rc = rc;
 		g->st.name.call = "nvmlDeviceGetHandleByIndex";
 		g->st.name.lib = LIB_NVML;
+		g->st.name.reason = (unsigned char)reason_of(LIB_NVML, rc);
 		if (rc == NVML_ERROR_GPU_IS_LOST)
 			g->s.lost = true;
 		return;
@@ -985,10 +1000,7 @@ static int nvml_open(struct probe *p, struct gpu_system *sys, unsigned flags, st
 	rc = watchdog_returned(p->nv.api.Init());
 	sys->nvml_init_ns = now_ns() - t0;
 	rec_call("nvml", -1, "nvmlInit", rc, "");
-	sys->nvml_init.call = "nvmlInit_v2";
-	sys->nvml_init.lib = LIB_NVML;
-	num_set(&sys->nvml_init, rc);
-	sys->nvml_init.rc = rc;
+	reason_set_call(&sys->nvml_init, LIB_NVML, "nvmlInit_v2", rc);
 	if (rc != NVML_SUCCESS)
 		return 0;
 	p->nv_inited = true;
@@ -1009,6 +1021,7 @@ static int nvml_open(struct probe *p, struct gpu_system *sys, unsigned flags, st
 	if (count > GPU_COUNT_MAX) {
 		sys->count.st = VAL_ERR;
 		sys->count.rc = NVML_ERROR_UNKNOWN;
+		sys->count.reason = (unsigned char)reason_of(LIB_NVML, NVML_ERROR_UNKNOWN);
 		return err_set(e, EXIT_ERROR, "nvmlDeviceGetCount returned an implausible count %u",
 			       count);
 	}
@@ -1029,6 +1042,7 @@ static void cu_state(struct num *n, const char *call, int rc)
 	n->call = call;
 	n->rc = rc;
 	n->lib = LIB_CUDA;
+	n->reason = (unsigned char)reason_of(LIB_CUDA, rc);
 	n->st = rc == CUDA_SUCCESS ? VAL_OK : (rc == CUDA_ERROR_NOT_SUPPORTED ? VAL_NA : VAL_ERR);
 }
 
@@ -1061,10 +1075,7 @@ static void probe_cuda(struct gpu_system *sys)
 	rc = watchdog_returned(cl.api.Init(0));
 	sys->cuda_init_ns = now_ns() - t0;
 	rec_call("cuda", -1, "cuInit", rc, "");
-	sys->cuda_init.call = "cuInit";
-	sys->cuda_init.lib = LIB_CUDA;
-	num_set(&sys->cuda_init, rc);
-	sys->cuda_init.rc = rc;
+	reason_set_call(&sys->cuda_init, LIB_CUDA, "cuInit", rc);
 	if (rc != CUDA_SUCCESS)
 		goto out;
 
@@ -1651,6 +1662,7 @@ static void mask_to_list(struct probe *p, const struct gpu *g, nvml_dev h, struc
 	out->call = "nvmlDeviceGetMemoryAffinity";
 	out->rc = rc;
 	out->lib = LIB_NVML;
+	out->reason = (unsigned char)reason_of(LIB_NVML, rc);
 	if (rc == NVML_SUCCESS) {
 		cpulist_from_mask(mask, 16, out->s, sizeof(out->s));
 		out->st = out->s[0] ? VAL_OK : VAL_NA;
@@ -1733,6 +1745,7 @@ int probe_topology(struct probe *p, const struct gpu_system *sys, struct topo *t
 			lk->remote_bus.call = "nvmlDeviceGetNvLinkRemotePciInfo";
 			lk->remote_bus.rc = rc;
 			lk->remote_bus.lib = LIB_NVML;
+			lk->remote_bus.reason = (unsigned char)reason_of(LIB_NVML, rc);
 			lk->remote_bus.st = rc == NVML_SUCCESS ? VAL_OK
 					    : (rc == NVML_ERROR_NOT_SUPPORTED ||
 					       rc == NVML_ERROR_FUNCTION_NOT_FOUND)

@@ -314,8 +314,8 @@ struct host_facts {
 	struct stall_facts stalls; /* collected last, and again after the vendor probe */
 };
 
-/* Fill every part, in the order above; never fails as a whole. */
-void facts_collect(struct host_facts *f);
+/* Filled part by part by the *_collect functions below; checks/doctor.c's facts_collect calls
+ * them all, in the order above. */
 
 void platform_collect(struct platform_facts *p, struct env_facts *env);
 void pci_collect(struct pci_facts *p);

@@ -25,7 +25,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "../record/recorder.h"
+#include "../capture/recorder.h"
 #include "../util/strbuf.h"
 #include "../util/util.h"
 #include "hostio.h"
@@ -609,6 +609,14 @@ static int mem_list(const char *path, char ***names_out, size_t *n_out)
 	return 0;
 }
 
+/* The recorder keeps its own copy of a file's metadata (capture/ knows nothing of host/). */
+static void record_stat(const char *resolved, const struct host_stat *st)
+{
+	const struct rec_stat r = {st->type, st->mode, st->uid, st->gid, st->major, st->minor};
+
+	rec_stat(resolved, &r);
+}
+
 static int mem_stat(const char *path, struct host_stat *out)
 {
 	char resolved[HOST_PATH_MAX];
@@ -629,7 +637,7 @@ static int mem_stat(const char *path, struct host_stat *out)
 		out->size = (int64_t)node->len;
 	}
 	if (rec_active())
-		rec_stat(resolved, out);
+		record_stat(resolved, out);
 	return 0;
 }
 
@@ -963,7 +971,7 @@ int host_stat(const char *path, struct host_stat *out)
 	*out = j->st;
 	if (rc == 0) {
 		if (rec_active())
-			rec_stat(j->resolved, out);
+			record_stat(j->resolved, out);
 	} else if (rc != -ETIMEDOUT && rec_active()) {
 		rec_error(j->resolved, -rc);
 	}

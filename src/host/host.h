@@ -8,7 +8,7 @@
  *
  * A fake root may hold a file .gpuvet/facts (format in docs/scenarios.md) that supplies what a
  * plain tree cannot: the environment, uname, the user's identity, device-node metadata and
- * forced errors such as EACCES. When gpuvet records a machine (record/recorder.h) every read
+ * forced errors such as EACCES. When gpuvet records a machine (capture/recorder.h) every read
  * made here is captured, so a replay answers the same questions the same way.
  *
  * Every read runs with a deadline (host/hostio.h, GPUVET_READ_TIMEOUT_MS, default 1000 ms): a
@@ -89,7 +89,7 @@ struct host_uname {
 int host_uname(struct host_uname *u);
 
 /* ---- a machine held in memory (replays) ----------------------------------------------------
- * A replay (record/replay.c) describes the recorded machine with the calls below instead of
+ * A replay (replay/replay.c) describes the recorded machine with the calls below instead of
  * unpacking it to disk; from host_mem_begin() on, every read above is served from memory
  * (host_is_fake() is true, host_root() is ""). Paths are absolute paths of the recorded
  * machine, checked by the caller (no "..", no control characters). */

@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../record/recorder.h"
+#include "../capture/recorder.h"
 #include "../util/util.h"
 
 #define STUCK_MAX 64

@@ -19,7 +19,6 @@
 #include <string.h>
 
 #include "../util/util.h"
-#include "../vendor/loader.h"
 #include "facts.h"
 
 /* A cache is some tens of KiB; anything past this is not one we want to walk. */
@@ -128,7 +127,7 @@ static void add_candidate(struct lib_list *list, const char *name, const char *p
 	c->wsl = str_starts(path, "/usr/lib/wsl/") || str_starts(real, "/usr/lib/wsl/");
 	/* WSL's driver-store files are named libcuda.so.1.1: an ABI number, not a version */
 	if (!c->wsl)
-		vlib_version_from_name(real, c->version, sizeof(c->version));
+		version_from_soname(real, c->version, sizeof(c->version));
 	c->size = host_stat(real, &st) == 0 ? st.size : -1;
 }
 

@@ -6,7 +6,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "../record/recorder.h"
+#include "../capture/recorder.h"
 #include "../util/util.h"
 
 #define WALK_PATH_MAX 4096

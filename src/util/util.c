@@ -231,6 +231,23 @@ int cuda_version_num(const char *s)
 	return major * 1000 + minor * 10;
 }
 
+void version_from_soname(const char *path, char *out, size_t n)
+{
+	const char *base = strrchr(path, '/');
+	const char *so;
+
+	base = base ? base + 1 : path;
+	out[0] = '\0';
+	so = strstr(base, ".so.");
+	if (!so)
+		return;
+	so += 4;
+	/* "libcuda.so.1" carries only the ABI number, not a driver version */
+	if (!strchr(so, '.'))
+		return;
+	str_copy(out, so, n);
+}
+
 int64_t now_ns(void)
 {
 	struct timespec ts;

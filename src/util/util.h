@@ -52,6 +52,10 @@ int version_cmp(const char *a, const char *b);
 /* A CUDA version as CUDA_VERSION encodes it: "12.4.1" -> 12040, "13" -> 13000; 0 when s does
  * not start with a number. */
 int cuda_version_num(const char *s);
+/* The version part of a library file name: "libcuda.so.580.159.04" -> "580.159.04"; "" when
+ * the name carries none ("libcuda.so.1" is only the ABI number). Used by the loader
+ * (vendor/loader.c) and by the search that loads nothing (host/libs.c). */
+void version_from_soname(const char *path, char *out, size_t n);
 
 /* Monotonic clock in nanoseconds. */
 int64_t now_ns(void);

@@ -10,25 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../record/recorder.h"
+#include "../capture/recorder.h"
 #include "../util/util.h"
-
-void vlib_version_from_name(const char *path, char *out, size_t n)
-{
-	const char *base = strrchr(path, '/');
-	const char *so;
-
-	base = base ? base + 1 : path;
-	out[0] = '\0';
-	so = strstr(base, ".so.");
-	if (!so)
-		return;
-	so += 4;
-	/* "libcuda.so.1" carries only the ABI number, not a driver version */
-	if (!strchr(so, '.'))
-		return;
-	str_copy(out, so, n);
-}
 
 static const struct vlib_replay *replay_libs;
 static size_t replay_nlibs;
@@ -126,7 +109,7 @@ int vlib_open(struct vlib *l, const char *what, const char *key, const char *son
 	} else {
 		str_copy(l->path, target, sizeof(l->path));
 	}
-	vlib_version_from_name(l->path, l->version, sizeof(l->version));
+	version_from_soname(l->path, l->version, sizeof(l->version));
 	if (replay) {
 		if (replay_feed(l, replay, e) != 0)
 			return -1;

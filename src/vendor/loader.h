@@ -9,7 +9,7 @@
  * failure (stubs, compat packages, stale copies).
  *
  * Overrides: the environment variable named by the caller (GPUVET_NVML_LIBRARY, ...) replaces
- * the soname. During a replay (vlib_set_replay, called by record/replay.c) the library is
+ * the soname. During a replay (vlib_set_replay, called by replay/replay.c) the library is
  * gpuvet's fake one, fed the recorded answers from memory, and reports the recorded path,
  * version, load error and missing symbols.
  */
@@ -73,8 +73,5 @@ struct vlib_replay {
 /* From now on every vendor library comes from the replay: those in libs (kept alive by the
  * caller) as described, any other fails to load as not recorded. NULL, 0 ends the replay. */
 void vlib_set_replay(const struct vlib_replay *libs, size_t n);
-
-/* The version part of a library file name: "libcuda.so.580.159.04" -> "580.159.04". */
-void vlib_version_from_name(const char *path, char *out, size_t n);
 
 #endif

@@ -3,7 +3,7 @@
 # GPU UUIDs in both cases, GPU serials, a filesystem UUID on the kernel command line, an apt
 # Requested-By line). A plain recording of the same replay must hold every seed (so the test
 # can fail); the scrubbed one none of them; and doctor must find the same on both.
-# src/record/scrub.c does the work; test_scrub.c tests it on files record does not read.
+# src/capture/scrub.c does the work; test_scrub.c tests it on files record does not read.
 . "$TOP/tests/cli/lib.sh"
 BASE="$SCEN/h200x2.json"
 

@@ -1,5 +1,5 @@
 /*
- * fuzz_recording.c: libFuzzer target for the recording loader (record/replay.c): the JSON, the
+ * fuzz_recording.c: libFuzzer target for the recording loader (replay/replay.c): the JSON, the
  * "derive" chain with its merge and GPU replication, and every check on what a recording holds.
  * tests/fuzz/run.sh runs it; the seeds are the committed scenarios, whole.
  *
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "record/recording.h"
+#include "replay/replay.h"
 #include "util/err.h"
 
 static char input_path[PATH_MAX];

@@ -7,7 +7,7 @@
  *     OUTDIR/pyscan/NAME-N    each recorded *.py file (torch/version.py, build_info.py)
  *     OUTDIR/ldcache/NAME     the recorded /etc/ld.so.cache (stored as hex)
  *     OUTDIR/ldcache/gen-*    the three layouts glibc writes (tests/unit/ldcache_gen.h)
- *     OUTDIR/facts/NAME       the .gpuvet/facts lines a replay of it writes (record/replay.c's
+ *     OUTDIR/facts/NAME       the .gpuvet/facts lines a replay of it writes (replay/replay.c's
  *                             format: env, uname, id, node, error)
  *     OUTDIR/fields/all       every field name, comma-separated
  *

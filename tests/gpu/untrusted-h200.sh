@@ -46,7 +46,7 @@ ls -l "$O/live.json" "$O/scrubbed.json"
 echo "identifiers read here: $(wc -l <"$T/ids")"
 # whole words, case-insensitive: "vm" as a host name is not the "vm" inside "kvm"; the
 # default account of a distribution image ("ubuntu") names nobody and is kept by design
-# (src/record/scrub_learn.c), which this says rather than hides
+# (src/capture/scrub_learn.c), which this says rather than hides
 while read -r id; do
 	if grep -qiwF -- "$id" "$O/live.json"; then inlive=yes; else inlive=no; fi
 	case "$id" in ubuntu | debian | ec2-user | cloud-user | azureuser)

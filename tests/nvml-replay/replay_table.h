@@ -1,7 +1,7 @@
 /*
  * replay_table.h: the recorded answers a fake vendor library serves back.
  *
- * gpuvet --replay (src/record/replay.c) makes one table per library from the recording in its
+ * gpuvet --replay (src/replay/replay.c) makes one table per library from the recording in its
  * memory and hands it over through gpuvet_fake_answers() when the library is opened; each line
  * is "scope key time rc value..." separated by tabs, scope "sys" or a
  * device index, time "-" or seconds since the table was opened (a timeline), rc a number or

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "checks/doctor.h"
+#include "gpu/reason.h"
 #include "test.h"
 #include "util/util.h"
 
@@ -235,8 +236,8 @@ static UNUSED void healthy(void)
 
 	h->kmsg.dmesg_restrict = 0;
 
-	num_set(&in->sys.nvml_init, 0);
-	num_set(&in->sys.cuda_init, 0);
+	reason_set_call(&in->sys.nvml_init, LIB_NVML, "nvmlInit_v2", 0);
+	reason_set_call(&in->sys.cuda_init, LIB_CUDA, "cuInit", 0);
 	in->sys.nvml_lib.attempted = in->sys.nvml_lib.loaded = true;
 	str_copy(in->sys.nvml_lib.path, "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.580.159.04",
 		 sizeof(in->sys.nvml_lib.path));
@@ -258,7 +259,8 @@ static UNUSED void unloaded(void)
 	in->facts.pci.devs[0].driver[0] = in->facts.pci.devs[1].driver[0] = '\0';
 	in->facts.pci.devs[0].nv_info = in->facts.pci.devs[1].nv_info = false;
 	memset(&in->sys, 0, sizeof(in->sys));
-	num_set(&in->sys.nvml_init, 9); /* NVML_ERROR_DRIVER_NOT_LOADED */
+	/* NVML_ERROR_DRIVER_NOT_LOADED */
+	reason_set_call(&in->sys.nvml_init, LIB_NVML, "nvmlInit_v2", 9);
 }
 
 /* A healthy WSL2 machine: no PCI GPU, no module, /dev/dxg, NVML through the Windows driver. */
@@ -273,7 +275,7 @@ static UNUSED void wsl(void)
 	in->facts.module.nkernels = 0;
 	in->facts.module.running_has_module = false;
 	in->facts.devnodes.dxg = true;
-	num_set(&in->sys.nvml_init, 0);
+	reason_set_call(&in->sys.nvml_init, LIB_NVML, "nvmlInit_v2", 0);
 	add_nvml_gpu(0, "00000000:01:00.0", 0, 8, 9);
 }
 

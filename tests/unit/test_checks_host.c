@@ -167,8 +167,8 @@ static void h200_sample_fake_root(void)
 	memset(gpus, 0, sizeof(gpus));
 	facts_collect(&in->facts);
 	/* what NVML and CUDA answered there (h200x2-skeleton.json) */
-	num_set(&in->sys.nvml_init, 0);
-	num_set(&in->sys.cuda_init, 0);
+	reason_set_call(&in->sys.nvml_init, LIB_NVML, "nvmlInit_v2", 0);
+	reason_set_call(&in->sys.cuda_init, LIB_CUDA, "cuInit", 0);
 	num_set(&in->sys.cuda_version, 13000);
 	in->sys.nvml_lib.attempted = in->sys.nvml_lib.loaded = true;
 	str_copy(in->sys.nvml_lib.path, "/usr/local/nvidia/lib64/libnvidia-ml.so.580.159.04",
@@ -275,7 +275,7 @@ static void row30_missing_and_bad_nodes(void)
 	/* module loaded, NVML did not come up, no nodes at all */
 	in->facts.devnodes.n = 0;
 	in->facts.devnodes.ngpu_nodes = 0;
-	num_set(&in->sys.nvml_init, 999);
+	reason_set_call(&in->sys.nvml_init, LIB_NVML, "nvmlInit_v2", 999);
 	in->sys.ngpus = 0;
 	in->facts.module.param_modify_dev_files = 0;
 	run_checks();

@@ -258,7 +258,7 @@ static void row7_version_mismatch(void)
 	/* NVML says so without a version to compare */
 	healthy();
 	in->sys.nvml_lib.version[0] = '\0';
-	num_set(&in->sys.nvml_init, 18);
+	reason_set_call(&in->sys.nvml_init, LIB_NVML, "nvmlInit_v2", 18);
 	run_checks();
 	CHECK_FINDING("module.version_mismatch", SEV_FAIL);
 	CHECK(evidence_has(find("module.version_mismatch"), "(18)"));
@@ -361,7 +361,7 @@ static void row11_uvm_missing(void)
 	healthy();
 	in->facts.module.loaded_uvm = in->facts.module.uvm_in_proc_devices = false;
 	node("/dev/nvidia-uvm")->exists = false;
-	num_set(&in->sys.cuda_init, 999);
+	reason_set_call(&in->sys.cuda_init, LIB_CUDA, "cuInit", 999);
 	run_checks();
 	CHECK_FINDING("module.uvm_missing", SEV_FAIL);
 	f = find("module.uvm_missing");
@@ -371,7 +371,7 @@ static void row11_uvm_missing(void)
 	CHECK(find("devices.missing") == NULL);
 
 	/* cuInit loaded it through nvidia-modprobe: normal */
-	num_set(&in->sys.cuda_init, 0);
+	reason_set_call(&in->sys.cuda_init, LIB_CUDA, "cuInit", 0);
 	run_checks();
 	CHECK(find("module.uvm_missing") == NULL);
 	CHECK_FINDING("module.uvm_on_demand", SEV_INFO);
@@ -384,7 +384,7 @@ static void row11_uvm_hmm(void)
 	str_copy(in->facts.kmsg.uvm_hmm_line,
 		 "nvidia-uvm: uvm_pmm_devmem: devmem_alloc_pagemap: request_free_mem_region() err -34",
 		 sizeof(in->facts.kmsg.uvm_hmm_line));
-	num_set(&in->sys.cuda_init, 999);
+	reason_set_call(&in->sys.cuda_init, LIB_CUDA, "cuInit", 999);
 	run_checks();
 	CHECK_FINDING("module.uvm_hmm_failed", SEV_FAIL);
 	CHECK_CONTAINS(find("module.uvm_hmm_failed")->fix, "nokaslr");

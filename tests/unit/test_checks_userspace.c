@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "checks/doctor.h"
+#include "gpu/reason.h"
 #include "fakeroot.h"
 #include "ldcache_gen.h"
 #include "test.h"
@@ -138,7 +139,7 @@ static struct doctor_input *h200(void)
 	str_copy(sys->nvml_lib.path, "/usr/local/nvidia/lib64/libnvidia-ml.so.580.159.04",
 		 sizeof(sys->nvml_lib.path));
 	str_copy(sys->nvml_lib.version, "580.159.04", sizeof(sys->nvml_lib.version));
-	num_set(&sys->nvml_init, 0);
+	reason_set_call(&sys->nvml_init, LIB_NVML, "nvmlInit_v2", 0);
 	text_set(&sys->driver_version, "580.159.04");
 	num_set(&sys->cuda_driver_version, 13000);
 	set_gpus(sys, 2, 9, 0, "NVIDIA H200");
@@ -147,7 +148,7 @@ static struct doctor_input *h200(void)
 		 sizeof(sys->cuda_lib.path));
 	str_copy(sys->cuda_lib.version, "580.159.04", sizeof(sys->cuda_lib.version));
 	num_set(&sys->cuda_version, 13000);
-	num_set(&sys->cuda_init, 0);
+	reason_set_call(&sys->cuda_init, LIB_CUDA, "cuInit", 0);
 	num_set(&sys->cuda_count, 2);
 	return in;
 }
@@ -332,7 +333,7 @@ static void row13_stub_first(void)
 	str_copy(in->sys.cuda_lib.path, "/usr/local/cuda-13.0/lib64/stubs/libcuda.so",
 		 sizeof(in->sys.cuda_lib.path));
 	in->sys.cuda_lib.version[0] = '\0';
-	num_set(&in->sys.cuda_init, 34);
+	reason_set_call(&in->sys.cuda_init, LIB_CUDA, "cuInit", 34);
 	run(in, &fs, check_libraries);
 	f = find(&fs, "libraries.cuda_stub");
 	CHECK(f && f->sev == SEV_FAIL && complete(f));
@@ -391,7 +392,7 @@ static void row14_compat(void)
 	str_copy(in->sys.cuda_lib.path, "/usr/local/cuda-13.0/compat/libcuda.so.590.44.01",
 		 sizeof(in->sys.cuda_lib.path));
 	str_copy(in->sys.cuda_lib.version, "590.44.01", sizeof(in->sys.cuda_lib.version));
-	num_set(&in->sys.cuda_init, 804);
+	reason_set_call(&in->sys.cuda_init, LIB_CUDA, "cuInit", 804);
 	run(in, &fs, check_libraries);
 	f = find(&fs, "libraries.cuda_compat");
 	CHECK(f && f->sev == SEV_FAIL && complete(f));
@@ -403,7 +404,7 @@ static void row14_compat(void)
 	findings_free(&fs);
 
 	/* where the GPU accepts it (data-center parts), it is information */
-	num_set(&in->sys.cuda_init, 0);
+	reason_set_call(&in->sys.cuda_init, LIB_CUDA, "cuInit", 0);
 	run(in, &fs, check_libraries);
 	f = find(&fs, "libraries.cuda_compat");
 	CHECK(f && f->sev == SEV_INFO);
@@ -433,11 +434,11 @@ static void row7_version_mismatch(void)
 	str_copy(sys->nvml_lib.path, "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.144.03",
 		 sizeof(sys->nvml_lib.path));
 	str_copy(sys->nvml_lib.version, "550.144.03", sizeof(sys->nvml_lib.version));
-	num_set(&sys->nvml_init, 18);
+	reason_set_call(&sys->nvml_init, LIB_NVML, "nvmlInit_v2", 18);
 	str_copy(sys->cuda_lib.path, "/usr/lib/x86_64-linux-gnu/libcuda.so.550.144.03",
 		 sizeof(sys->cuda_lib.path));
 	str_copy(sys->cuda_lib.version, "550.144.03", sizeof(sys->cuda_lib.version));
-	num_set(&sys->cuda_init, 803);
+	reason_set_call(&sys->cuda_init, LIB_CUDA, "cuInit", 803);
 	run(in, &fs, check_libraries);
 	f = find(&fs, "libraries.version_mismatch");
 	CHECK(f && f->sev == SEV_FAIL && complete(f));
@@ -480,7 +481,7 @@ static void row7_shadowed_by_ld_library_path(void)
 	str_copy(in->sys.cuda_lib.path, "/opt/app/lib/libcuda.so.535.54.03",
 		 sizeof(in->sys.cuda_lib.path));
 	str_copy(in->sys.cuda_lib.version, "535.54.03", sizeof(in->sys.cuda_lib.version));
-	num_set(&in->sys.cuda_init, 803);
+	reason_set_call(&in->sys.cuda_init, LIB_CUDA, "cuInit", 803);
 	run(in, &fs, check_libraries);
 	f = find(&fs, "libraries.shadowed");
 	CHECK(f && f->sev == SEV_FAIL && complete(f));
@@ -978,7 +979,7 @@ static void row17_cuda_visible_devices(void)
 	const struct finding *f;
 
 	cvd(in, "-1");
-	num_set(&in->sys.cuda_init, 100);
+	reason_set_call(&in->sys.cuda_init, LIB_CUDA, "cuInit", 100);
 	run(in, &fs, check_env);
 	f = find(&fs, "env.cuda_visible_devices_hides");
 	CHECK(f && f->sev == SEV_FAIL && complete(f));
@@ -1327,7 +1328,7 @@ static void machine_values_quoted_in_fixes(void)
 	     "/opt/o'brien/compat/libcuda.so.590.44.01", "590.44.01", LIBSRC_LDCACHE);
 	str_copy(in->sys.cuda_lib.path, "/opt/o'brien/compat/libcuda.so.590.44.01",
 		 sizeof(in->sys.cuda_lib.path));
-	num_set(&in->sys.cuda_init, 804);
+	reason_set_call(&in->sys.cuda_init, LIB_CUDA, "cuInit", 804);
 	run(in, &fs, check_libraries);
 	f = find(&fs, "libraries.cuda_compat");
 	CHECK(fix_has(f, "`dpkg -S '/opt/o'\\''brien/compat/libcuda.so.590.44.01'`"));
@@ -1339,7 +1340,7 @@ static void machine_values_quoted_in_fixes(void)
 	     "", LIBSRC_LDCACHE);
 	in->sys.cuda_lib.loaded = false;
 	in->sys.cuda_lib.attempted = false;
-	num_set(&in->sys.cuda_init, 34);
+	reason_set_call(&in->sys.cuda_init, LIB_CUDA, "cuInit", 34);
 	run(in, &fs, check_libraries);
 	f = find(&fs, "libraries.cuda_stub");
 	CHECK(fix_has(f, "`grep -rlF '/opt/a b/stubs' /etc/ld.so.conf /etc/ld.so.conf.d`"));

@@ -16,8 +16,8 @@
 
 #include "fakeroot.h"
 #include "host/hostio.h"
-#include "record/recorder.h"
-#include "record/recording.h"
+#include "capture/recorder.h"
+#include "capture/recording.h"
 #include "test.h"
 #include "util/util.h"
 

@@ -14,7 +14,7 @@
 #include "gpu/probe.h"
 #include "gpu/procutil.h"
 #include "gpu/topo.h"
-#include "record/recording.h"
+#include "replay/replay.h"
 #include "test.h"
 #include "tui/columns.h"
 #include "util/util.h"

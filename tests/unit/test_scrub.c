@@ -1,5 +1,5 @@
 /*
- * test_scrub.c: `gpuvet record --scrub` (src/record/scrub.c). The address and UUID
+ * test_scrub.c: `gpuvet record --scrub` (src/capture/scrub.c). The address and UUID
  * recognisers on what they must find and on what only looks like an address (PCI bus ids,
  * driver and package versions, dates); then a hand-made recording seeded with a user, a host
  * and its domain, addresses, UUIDs and serials, scrubbed as a whole: none of them may be
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "record/scrub.h"
+#include "capture/scrub.h"
 #include "test.h"
 #include "util/util.h"
 

@@ -1,6 +1,6 @@
 /*
  * replay_int.h: what replay_load.c (reading and bounding a recording) and replay.c (serving
- * it) share. Not for use outside src/record.
+ * it) share. Not for use outside src/replay.
  *
  * A recording is made to be sent to someone else: everything in it is untrusted input. Each
  * limit is far above what a real machine records (a 2 x H200 recording holds ~2,000 files and

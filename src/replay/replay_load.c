@@ -20,7 +20,7 @@
 
 #include "../util/strbuf.h"
 #include "../util/util.h"
-#include "recording.h"
+#include "../capture/recording.h"
 #include "replay_int.h"
 
 /* ---- loading and deriving ----------------------------------------------------------------- */

@@ -4,7 +4,7 @@
  * The capture is one jansson document built as answers arrive. Host facts go under "files",
  * "env", "uname" and "identity"; vendor answers under "nvml" and "cuda", split into "system"
  * and one object per device; library paths under "libraries". docs/scenarios.md describes the
- * format; replay.c reads it back.
+ * format; src/replay/replay.c reads it back.
  */
 #define _GNU_SOURCE
 #include "recording.h"
@@ -18,7 +18,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "../host/host.h"
 #include "../util/file.h"
 #include "../util/strbuf.h"
 #include "../util/util.h"
@@ -203,7 +202,7 @@ static void rec_hang_locked(const char *path)
 	json_object_set_new(e, "hang", json_true());
 }
 
-static void rec_stat_locked(const char *path, const struct host_stat *st)
+static void rec_stat_locked(const char *path, const struct rec_stat *st)
 {
 	char mode[16], type[2] = {st->type, '\0'};
 
@@ -380,7 +379,7 @@ void rec_hang(const char *path)
 	LOCKED(rec_hang_locked(path));
 }
 
-void rec_stat(const char *path, const struct host_stat *st)
+void rec_stat(const char *path, const struct rec_stat *st)
 {
 	LOCKED(rec_stat_locked(path, st));
 }

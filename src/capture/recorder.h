@@ -1,10 +1,14 @@
 /*
  * recorder.h: capture of everything gpuvet reads, for `gpuvet record`.
  *
- * The host layer (host/host.c) and the vendor backends (gpu/probe.c) report each answer they
- * get here. When no recording is under way every function is a cheap no-op. The capture is a
- * JSON document (format in docs/scenarios.md) written by recording.c; replay.c turns one back
- * into a fake root plus tables for the fake NVML and CUDA libraries (tests/nvml-replay).
+ * The host layer (host/host.c), the loader (vendor/loader.c) and the vendor backends
+ * (gpu/probe.c) report each answer they get here. When no recording is under way every
+ * function is a cheap no-op. The capture is a JSON document (format in docs/scenarios.md)
+ * written by recording.c; src/replay/replay.c turns one back into a fake root plus tables for
+ * the fake NVML and CUDA libraries (tests/nvml-replay).
+ *
+ * This is a leaf: it depends on util/ and the JSON library only, so every layer may call it.
+ * Its arguments are plain values and its own types, never a caller's.
  */
 #ifndef GPUVET_RECORDER_H
 #define GPUVET_RECORDER_H
@@ -13,7 +17,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct host_stat;
+/* A file's metadata as a recording stores it (host/host.c fills it from its struct host_stat). */
+struct rec_stat {
+	char type; /* 'f' file, 'd' dir, 'l' link, 'c' char dev, 'b' block dev, 'o' other */
+	unsigned mode; /* permission bits, 07777 */
+	unsigned uid, gid;
+	unsigned major, minor;
+};
 
 void rec_start(void);
 bool rec_active(void);
@@ -23,7 +33,7 @@ void rec_file(const char *path, const char *data, size_t len);
 void rec_error(const char *path, int errnum);
 void rec_link(const char *path, const char *target);
 void rec_dir(const char *path, char **names, size_t n);
-void rec_stat(const char *path, const struct host_stat *st);
+void rec_stat(const char *path, const struct rec_stat *st);
 /* A read of path did not return within the deadline (host/hostio.h): stored as {"hang": true}
  * on its entry, so a replay of the recording stalls there too. */
 void rec_hang(const char *path);

@@ -1,7 +1,7 @@
 /*
  * replay.c: turning a recording back into a machine gpuvet can examine.
  *
- * A recording (recording.c) is loaded by replay_load.c, following its "derive" chain. A
+ * A recording (src/capture/recording.c) is loaded by replay_load.c, following its "derive" chain. A
  * recording is untrusted input (it is made to be sent to someone else): everything it
  * declares is checked and bounded, and nothing of it is written to disk. It is served from
  * memory:
@@ -30,7 +30,7 @@
 #include "../util/strbuf.h"
 #include "../util/util.h"
 #include "../vendor/loader.h"
-#include "recording.h"
+#include "replay.h"
 #include "replay_int.h"
 
 /* ---- the host's files, env, uname and identity ------------------------------------------------ */

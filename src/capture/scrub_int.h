@@ -1,6 +1,6 @@
 /*
  * scrub_int.h: what the parts of `record --scrub` share; not for use outside
- * src/record/scrub*.c. scrub_learn.c fills the map of replacements from the recording,
+ * src/capture/scrub*.c. scrub_learn.c fills the map of replacements from the recording,
  * scrub.c rewrites the recording with it, scrub_addr.c recognises addresses and UUIDs
  * (its functions are in scrub.h, for the unit tests).
  */
