@@ -17,7 +17,7 @@
 #include "doctor.h"
 
 DEFS(defs_kernel_log) = {
-	{"kernel_log.ok", LAYER_FABRIC, "no Xid errors in the kernel log", false},
+	{"kernel_log.ok", LAYER_HEALTH, "no Xid errors in the kernel log", false},
 	{"kernel_log.xid", LAYER_HEALTH, "Xid errors in the kernel log", false},
 };
 DEFS_COUNT(defs_kernel_log);
