@@ -28,26 +28,9 @@ struct doctor_input {
 int doctor_collect(struct doctor_input *in, unsigned probe_flags, struct err *e);
 void doctor_input_free(struct doctor_input *in);
 
-/* Run every check and fold symptoms under the lowest failing cause. */
+/* Run every check (catalog.c's table, bottom up) and fold symptoms under the lowest failing
+ * cause. */
 void doctor_check(const struct doctor_input *in, struct findings *out);
-
-/* A check: reads the input, adds findings. */
-typedef void (*check_fn)(const struct doctor_input *in, struct findings *out);
-
-/* checks/<layer>.c */
-void check_platform(const struct doctor_input *in, struct findings *out);
-void check_pci(const struct doctor_input *in, struct findings *out);
-void check_module(const struct doctor_input *in, struct findings *out);
-void check_devices(const struct doctor_input *in, struct findings *out);
-void check_libraries(const struct doctor_input *in, struct findings *out);
-void check_nvml(const struct doctor_input *in, struct findings *out);
-void check_cuda(const struct doctor_input *in, struct findings *out);
-void check_health(const struct doctor_input *in, struct findings *out);
-void check_kernel_log(const struct doctor_input *in, struct findings *out);
-void check_fabric(const struct doctor_input *in, struct findings *out);
-void check_toolkit(const struct doctor_input *in, struct findings *out);
-void check_framework(const struct doctor_input *in, struct findings *out);
-void check_env(const struct doctor_input *in, struct findings *out);
 
 /* Output (cmd/doctor_report.c). */
 struct report_opts {

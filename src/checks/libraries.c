@@ -20,7 +20,7 @@
 #include "doctor.h"
 #include "fixes.h"
 
-DEFS(defs_libraries) = {
+static const struct finding_def defs[] = {
 	{"libraries.ok", LAYER_LIBRARIES, "driver libraries found and matching the kernel module",
 	 false},
 	{"libraries.not_compared", LAYER_LIBRARIES,
@@ -37,7 +37,16 @@ DEFS(defs_libraries) = {
 	{"libraries.shadowed", LAYER_LIBRARIES,
 	 "LD_LIBRARY_PATH puts another driver's library before the installed one", false},
 };
-DEFS_COUNT(defs_libraries);
+
+static void run_libraries(const struct doctor_input *in, struct findings *out);
+
+const struct check check_libraries = {
+	.name = "libraries",
+	.layer = LAYER_LIBRARIES,
+	.run = run_libraries,
+	.defs = defs,
+	.ndefs = ARRAY_SIZE(defs),
+};
 
 /* CUresult and nvmlReturn_t codes this check names (cuda.h, nvml.h) */
 enum {
@@ -508,7 +517,7 @@ static void describe(const struct pick *nv, const struct pick *cu, char *out, si
 			cu->version[0] ? cu->version : "(no version in its name)", dc);
 }
 
-void check_libraries(const struct doctor_input *in, struct findings *out)
+static void run_libraries(const struct doctor_input *in, struct findings *out)
 {
 	const struct lib_facts *l = &in->facts.libs;
 	const char *kv_src, *kv = kernel_version(in, &kv_src);
