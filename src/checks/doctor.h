@@ -4,6 +4,18 @@
  *   doctor_collect   host facts (files only), then the vendor probe under the watchdog
  *   doctor_check     every check, bottom up, then echoes folded under their cause
  *   report_*         human text or JSON (cmd/doctor_report.c)
+ *
+ * To add a check you touch:
+ *   1. src/checks/<name>.c: its finding definitions (ids "<name>.<what>", all of its layer), its
+ *      function and `const struct check check_<name>` (catalog.h);
+ *   2. src/checks/catalog.c: its extern and its place in doctor_checks[], bottom up
+ *      (test_checks_host.c's check_table checks the order, the layers and the ids);
+ *   3. docs/findings.md: a section per id (tests/cli/findings_doc.sh checks);
+ *   4. a test: a scenario in tests/scenarios/faults/ with its "expect" (docs/scenarios.md), or a
+ *      unit test when the check reads files a scenario cannot hold.
+ * A new finding in an existing check touches only 1, 3 and 4. A check that needs a fact doctor
+ * does not collect yet also touches host/ (a collector, facts.h) or gpu/ (the probe), and for a
+ * new NVML or CUDA call vendor/ and the fake libraries of tests/nvml-replay/.
  */
 #ifndef GPUVET_DOCTOR_H
 #define GPUVET_DOCTOR_H
