@@ -39,7 +39,6 @@
 #include "peak.h"
 
 struct bench_env;
-struct err;
 
 /* What a benchmark needs beyond the CUDA driver and gpuvet's kernels (setup.c loads them). */
 enum {
@@ -82,10 +81,10 @@ struct bench_family {
 	unsigned libs_required; /* those of libs it is nothing without: named on the command line,
 				 * it stops the run (exit 5) when one does not load; selected
 				 * through "all", it notes a skip */
-	int min_gpus;           /* GPUs it measures between: with fewer selected its libraries are
-				 * not loaded and its run notes a skip */
-	int size_buffers;       /* device buffers of --size it holds on one GPU at once (0: it
-				 * holds none), checked against each GPU's memory before the run */
+	int min_gpus;           /* the fewest GPUs it can measure: with fewer selected its
+				 * libraries are not loaded and its run notes a skip */
+	int size_buffers;       /* device buffers of --size it holds on one GPU at once (0: none);
+				 * a --size that does not fit is refused before anything runs */
 
 	/* how the table shows it (cmd/bench_report.c; the HTML page shows every one alike); the
 	 * lists end with an entry of NULLs */
@@ -107,7 +106,7 @@ int bench_family_find(const char *name);
 enum { VERIFY_NONE = -1, VERIFY_FAILED = 0, VERIFY_OK = 1 };
 
 struct bench_result {
-	const struct bench_family *family;
+	const struct bench_family *family; /* the benchmark that made it */
 	char test[40];      /* stable id within the family: "copy_kernel", "h2d_pinned_ce" */
 	char label[64];     /* for people: "copy (our kernel)" */
 	int gpu, peer;      /* GPU numbers as shown (NVML index), -1 when not applicable */
