@@ -29,12 +29,16 @@ static int run_help(int argc, char **argv);
 static int run_version(int argc, char **argv);
 
 static const struct cmd cmd_help = {
-	"help", "show help for gpuvet or one command",
-	"usage: gpuvet help [COMMAND]\n", run_help,
+	.name = "help",
+	.summary = "show help for gpuvet or one command",
+	.usage = "usage: gpuvet help [COMMAND]\n",
+	.run = run_help,
 };
 static const struct cmd cmd_version = {
-	"version", "print gpuvet's version",
-	"usage: gpuvet version\n", run_version,
+	.name = "version",
+	.summary = "print gpuvet's version",
+	.usage = "usage: gpuvet version\n",
+	.run = run_version,
 };
 
 /* Sorted by name. */

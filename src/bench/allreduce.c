@@ -19,6 +19,19 @@
 #include "../vendor/nccl.h"
 #include "bench.h"
 
+static int run_allreduce(struct bench_env *env, struct err *e);
+
+const struct bench_family family_allreduce = {
+    .name = "allreduce",
+    .aliases = "nccl",
+    .summary = "all-reduce across the GPUs through NCCL: algbw and busbw",
+    .title = "all-reduce (NCCL)",
+    .run = run_allreduce,
+    .libs = BENCH_LIB_NCCL,
+    .libs_required = BENCH_LIB_NCCL,
+    .min_gpus = 2,
+};
+
 #define SEED_BASE 0xd1310ba698dfb5acull
 
 struct ar {
@@ -90,7 +103,7 @@ static double link_peak(const struct bench_gpu *g, char *what, size_t n)
 	return v / 1e9;
 }
 
-int bench_allreduce_run(struct bench_env *env, struct err *e)
+static int run_allreduce(struct bench_env *env, struct err *e)
 {
 	static const double full[] = {
 	    1024,      4096,    16384,           65536,           262144,
@@ -105,12 +118,12 @@ int bench_allreduce_run(struct bench_env *env, struct err *e)
 	bool inited = false;
 
 	if (n < 2) {
-		bench_note(env->run, BENCH_ALLREDUCE, NOTE_SKIP,
+		bench_note(env->run, &family_allreduce, NOTE_SKIP,
 			   "all-reduce needs two GPUs; %d selected", n);
 		return 0;
 	}
 	if (!env->nccl) {
-		bench_note(env->run, BENCH_ALLREDUCE, NOTE_SKIP, "all-reduce needs NCCL: %s",
+		bench_note(env->run, &family_allreduce, NOTE_SKIP, "all-reduce needs NCCL: %s",
 			   env->nccl_error);
 		return 0;
 	}
@@ -142,10 +155,10 @@ int bench_allreduce_run(struct bench_env *env, struct err *e)
 			max_bytes /= 2;
 	} else if (max_bytes < sizes[nsizes - 1])
 		bench_note(
-		    env->run, BENCH_ALLREDUCE, NOTE_INFO,
+		    env->run, &family_allreduce, NOTE_INFO,
 		    "all-reduce stops at %.0f MiB: larger messages do not fit twice in GPU memory",
 		    max_bytes / (1 << 20));
-	bench_progress(env, BENCH_ALLREDUCE, "NCCL init on %d GPUs", n);
+	bench_progress(env, &family_allreduce, "NCCL init on %d GPUs", n);
 	if (nccl_err(env, env->nccl->api.CommInitAll(a.comms, n, devs), "ncclCommInitAll", e))
 		goto out;
 	inited = true;
@@ -165,7 +178,7 @@ int bench_allreduce_run(struct bench_env *env, struct err *e)
 		    bench_cu(env, env->cu->StreamSynchronize(g->s[0]), "cuStreamSynchronize", g, e))
 			goto out;
 	}
-	bench_plot(env->run, BENCH_ALLREDUCE, "allreduce-size",
+	bench_plot(env->run, &family_allreduce, "allreduce-size",
 		   "All-reduce bandwidth by message size", "message size", "GB/s", false);
 	for (si = 0; si < nsizes && sizes[si] <= max_bytes; si++) {
 		struct bench_op op;
@@ -180,7 +193,7 @@ int bench_allreduce_run(struct bench_env *env, struct err *e)
 
 		a.count = (size_t)(bytes / 4);
 		bench_size_str(bytes, sz, sizeof(sz));
-		bench_progress(env, BENCH_ALLREDUCE, "%d GPUs, %s", n, sz);
+		bench_progress(env, &family_allreduce, "%d GPUs, %s", n, sz);
 		for (r = 0; r < n; r++) {
 			struct bench_gpu *g = &env->gpus[r];
 
@@ -199,10 +212,10 @@ int bench_allreduce_run(struct bench_env *env, struct err *e)
 		if (bench_time(env, &op, &tm, e))
 			goto out;
 		str_fmt(label, sizeof(label), "algbw, %d GPUs, %s", n, sz);
-		alg = bench_add_timed(env, BENCH_ALLREDUCE, "algbw", label, &tm, bytes, 1e9, "GB/s",
-				      false, &env->gpus[0]);
+		alg = bench_add_timed(env, &family_allreduce, "algbw", label, &tm, bytes, 1e9,
+				      "GB/s", false, &env->gpus[0]);
 		str_fmt(label, sizeof(label), "busbw, %d GPUs, %s", n, sz);
-		bus = bench_add_timed(env, BENCH_ALLREDUCE, "busbw", label, &tm, bytes * factor,
+		bus = bench_add_timed(env, &family_allreduce, "busbw", label, &tm, bytes * factor,
 				      1e9, "GB/s", false, &env->gpus[0]);
 		bench_timing_free(&tm);
 		for (i = 0; i < 2; i++) {

@@ -1,6 +1,20 @@
 /*
  * bench.h: the benchmark layer behind `gpuvet bench`: results, the per-GPU harness and the
- * families (one file each: launch.c, memory.c, transfer.c, p2p.c, gemm.c, fit.c, allreduce.c).
+ * families (one file each: launch.c, memory.c, transfer.c, p2p.c, gemm.c, fit.c, allreduce.c),
+ * each described by its struct bench_family and listed once, in run order, in family.c.
+ *
+ * To add a benchmark you touch:
+ *   1. src/bench/<name>.c: its run function and its struct bench_family (name, aliases, summary,
+ *      title, run, what it needs, how the table shows it);
+ *   2. src/bench/family.c: its place in bench_families[] (the run order) and its extern;
+ *   3. docs/bench.md: its row in the table of benchmarks, and its method;
+ *   4. tests/bench/sample-fakegpu.json: regenerated with tests/bench/make-sample.sh, so the
+ *      stored result the report tests render holds it too.
+ * Only if it needs them: a new kernel (src/kernels/<file>.cu, its line in BENCH_KERNELS below
+ * and its C copy in tests/bench/fakegpu/fake_cuda.c); a new library (src/vendor/, a BENCH_LIB_
+ * bit and its loading in setup.c, a fake in tests/bench/fakegpu/). The command line, --list,
+ * the progress line, the JSON, the table, the HTML page and the tests take the benchmarks from
+ * the table: tests/cli/bench*.sh iterate `gpuvet bench --list`, test_bench_result.c the table.
  *
  * Method, shared by every family (gpu.c): warm up until the clocks have ramped, size batches to
  * a time budget, time each batch with CUDA events on a stream held behind a gate kernel until
@@ -24,26 +38,67 @@
 #include "../vendor/cuda.h"
 #include "peak.h"
 
-enum bench_family {
-	BENCH_LAUNCH = 0,
-	BENCH_MEMORY,
-	BENCH_TRANSFER,
-	BENCH_P2P,
-	BENCH_GEMM,
-	BENCH_ALLREDUCE,
-	BENCH_FIT, /* last: the longest, and what the other figures explain */
-	BENCH_FAMILY_COUNT,
+struct bench_env;
+
+/* What a benchmark needs beyond the CUDA driver and gpuvet's kernels (setup.c loads them). */
+enum {
+	BENCH_LIB_CUBLASLT = 1 << 0,
+	BENCH_LIB_NCCL = 1 << 1,
 };
 
-struct bench_family_info {
-	const char *name;    /* "memory" */
+/* A source x destination matrix of one pair test's headline results (p2p). */
+struct bench_matrix {
+	const char *test;  /* the results' test id: "write_ce" */
+	const char *title; /* "write, copy engine, P2P on (GB/s)" */
+};
+
+/* A table per sweep: a row per size, a column per series (fit). */
+struct bench_size_table {
+	const char *plot;  /* the results' plot id: "fit-axpy" */
+	const char *title; /* "element-wise z = a*x + y (ms per operation)" */
+};
+struct bench_size_column {
+	const char *series;  /* the results' series: "GPU, incl. transfers" */
+	const char *heading; /* "GPU+transfers" */
+	int width;
+};
+
+/*
+ * A benchmark: defined in its own file (memory.c: family_memory), listed in family.c. Every
+ * result, note, summary and plot it adds points back at it; its name is what the JSON calls it.
+ */
+struct bench_family {
+	const char *name;    /* "memory": on the command line, in --list and the JSON */
 	const char *aliases; /* space-separated other names accepted on the command line */
 	const char *summary; /* one line for --list */
-	const char *title;   /* heading in reports */
+	const char *title;   /* heading in the table and the HTML page */
+	/* Measure on env->gpus, adding to env->run; -1 with e when it cannot go on (the run goes
+	 * on with the next benchmark), EXIT_INTERRUPTED after Ctrl-C. */
+	int (*run)(struct bench_env *env, struct err *e);
+
+	/* what it needs */
+	unsigned libs;          /* BENCH_LIB_*: loaded before the run when it is selected */
+	unsigned libs_required; /* those of libs it is nothing without: named on the command line,
+				 * it stops the run (exit 5) when one does not load; selected
+				 * through "all", it notes a skip */
+	int min_gpus;           /* the fewest GPUs it can measure: with fewer selected its
+				 * libraries are not loaded and its run notes a skip */
+	int size_buffers;       /* device buffers of --size it holds on one GPU at once (0: none);
+				 * a --size that does not fit is refused before anything runs */
+
+	/* how the table shows it (cmd/bench_report.c; the HTML page shows every one alike); the
+	 * lists end with an entry of NULLs */
+	const char *table_note;                       /* a line under its heading, or NULL */
+	bool traffic_column;                          /* an "HBM traffic" column */
+	const struct bench_matrix *matrices;          /* after the rows and sweeps */
+	const struct bench_size_table *size_tables;   /* instead of the rows and sweeps */
+	const struct bench_size_column *size_columns; /* the columns of size_tables */
 };
 
-const struct bench_family_info *bench_family(int family);
-/* The family named (or aliased) name, or -1. */
+/* Every benchmark, in the order `all` runs them (family.c). */
+extern const struct bench_family *const bench_families[];
+extern const int bench_nfamilies;
+/* The index in bench_families of the benchmark named (or aliased) name, or -1. */
 int bench_family_find(const char *name);
 
 /* ---- results ------------------------------------------------------------------------------- */
@@ -51,7 +106,7 @@ int bench_family_find(const char *name);
 enum { VERIFY_NONE = -1, VERIFY_FAILED = 0, VERIFY_OK = 1 };
 
 struct bench_result {
-	int family;         /* enum bench_family */
+	const struct bench_family *family; /* the benchmark that made it */
 	char test[40];      /* stable id within the family: "copy_kernel", "h2d_pinned_ce" */
 	char label[64];     /* for people: "copy (our kernel)" */
 	int gpu, peer;      /* GPU numbers as shown (NVML index), -1 when not applicable */
@@ -82,13 +137,13 @@ struct bench_result {
 enum { NOTE_INFO = 0, NOTE_SKIP, NOTE_WARN, NOTE_ERROR };
 
 struct bench_note {
-	int family; /* -1 for the whole run */
+	const struct bench_family *family; /* NULL for the whole run */
 	int kind;   /* NOTE_* */
 	char text[300];
 };
 
 struct bench_summary {
-	int family;
+	const struct bench_family *family;
 	char key[48]; /* "bf16_over_fp32", "axpy_crossover_elements" */
 	double value; /* NAN when there is none (shown as "none") */
 	char unit[16];
@@ -97,7 +152,7 @@ struct bench_summary {
 
 struct bench_plot {
 	char id[32];
-	int family;
+	const struct bench_family *family;
 	char title[96];
 	char x_label[48], y_label[48];
 	bool log_y;
@@ -119,15 +174,16 @@ struct bench_run {
 void bench_run_init(struct bench_run *run);
 void bench_run_free(struct bench_run *run);
 /* A new zeroed result owned by the run (gpu, peer -1; sensors -1). */
-struct bench_result *bench_run_add(struct bench_run *run, int family, const char *test,
-				   const char *label);
-void bench_note(struct bench_run *run, int family, int kind, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-void bench_summary(struct bench_run *run, int family, const char *key, double value,
-		   const char *unit, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+struct bench_result *bench_run_add(struct bench_run *run, const struct bench_family *family,
+				   const char *test, const char *label);
+void bench_note(struct bench_run *run, const struct bench_family *family, int kind, const char *fmt,
+		...) __attribute__((format(printf, 4, 5)));
+void bench_summary(struct bench_run *run, const struct bench_family *family, const char *key,
+		   double value, const char *unit, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
 /* Declare a plot once (later calls with the same id are ignored). */
-void bench_plot(struct bench_run *run, int family, const char *id, const char *title,
-		const char *x_label, const char *y_label, bool log_y);
+void bench_plot(struct bench_run *run, const struct bench_family *family, const char *id,
+		const char *title, const char *x_label, const char *y_label, bool log_y);
 /* Set samples (copied) and the statistics. */
 void bench_result_set_samples(struct bench_result *r, const double *v, int n);
 /* Results failing verification. */
@@ -136,7 +192,8 @@ int bench_run_failed(const struct bench_run *run);
 /* ---- options and environment ------------------------------------------------------------ */
 
 struct bench_opts {
-	unsigned families;   /* 1u << BENCH_* */
+	unsigned families;   /* 1u << i selects bench_families[i] */
+	unsigned named;      /* those named on the command line (not through "all") */
 	uint64_t size_bytes; /* buffer of memory, transfer, p2p; 0 = default */
 	double budget_s;     /* per measurement; 0 = default */
 	bool quick;
@@ -195,7 +252,7 @@ struct bench_env {
 	struct dirs *dirs;           /* their storage (setup.c) */
 	int cuda_version;            /* cuDriverGetVersion: 13000 = 13.0 */
 	volatile sig_atomic_t *stop; /* set by the SIGINT handler */
-	void (*progress)(void *arg, int family, const char *what);
+	void (*progress)(void *arg, const struct bench_family *family, const char *what);
 	void *progress_arg;
 	int cpu_threads; /* CPUs this process may run on */
 };
@@ -205,9 +262,10 @@ struct bench_env {
 /* Load libcuda (env->cuda, env->cu), check it has every call bench makes, cuInit; -1 with e
  * (EXIT_UNAVAILABLE). The library stays loaded. */
 int bench_setup_driver(struct bench_env *env, struct err *e);
-/* Load cuBLASLt and NCCL as env->opt.families needs them; one that fails is left NULL with its
- * reason in lt_error / nccl_error, and -1 only when named[] names the benchmark that needs it. */
-int bench_setup_libs(struct bench_env *env, int ngpus, const bool *named, struct err *e);
+/* Load the libraries the benchmarks in env->opt.families need on ngpus GPUs
+ * (bench_family.libs); one that fails is left NULL with its reason in lt_error / nccl_error,
+ * and -1 only when a benchmark in env->opt.named requires it. */
+int bench_setup_libs(struct bench_env *env, int ngpus, struct err *e);
 void bench_teardown(struct bench_env *env);
 struct json_t;
 /* Add cuda_driver, cuda_library, cublaslt(_library), nccl(_library) to the object v. */
@@ -224,8 +282,8 @@ int bench_cu(struct bench_env *env, int rc, const char *call, const struct bench
 	     struct err *e);
 bool bench_stopped(const struct bench_env *env);
 int bench_interrupted(struct err *e);
-void bench_progress(struct bench_env *env, int family, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+void bench_progress(struct bench_env *env, const struct bench_family *family, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 double bench_budget(const struct bench_env *env);
 /* Seconds since the run started. */
 double bench_now(const struct bench_env *env);
@@ -241,39 +299,50 @@ int bench_halloc(struct bench_env *env, struct bench_gpu *g, void **p, size_t by
 		 const char *what, struct err *e);
 void bench_hfree(struct bench_env *env, void **p);
 
-/* Kernel launches; every one checks the launch and names the kernel on failure. */
+/*
+ * gpuvet's kernels (the .cu files of src/kernels/): the enum the families launch them by and
+ * their name in the image. The only list: gpu.c looks each one up when it opens a GPU (an image
+ * without it fails there, naming it); tests/bench/fakegpu/fake_cuda.c has a C copy of each.
+ */
+#define BENCH_KERNELS(K)                                                                           \
+	K(K_SPIN, "gv_spin")                                                                       \
+	K(K_TICK, "gv_tick")                                                                       \
+	K(K_FILL_U32, "gv_fill_u32")                                                               \
+	K(K_VERIFY_U32, "gv_verify_u32")                                                           \
+	K(K_VERIFY_STREAM, "gv_verify_stream")                                                     \
+	K(K_SUM_U32, "gv_sum_u32")                                                                 \
+	K(K_FILL_UNIT_F32, "gv_fill_unit_f32")                                                     \
+	K(K_VERIFY_TRIAD, "gv_verify_triad")                                                       \
+	K(K_FILL_GEMM, "gv_fill_gemm")                                                             \
+	K(K_FILL_SMALL_INT, "gv_fill_small_int")                                                   \
+	K(K_VERIFY_ALLREDUCE, "gv_verify_allreduce")                                               \
+	K(K_AXPY, "gv_axpy")                                                                       \
+	/* memory.cu variants: op x shape, in this order (memory.c counts on it) */                \
+	K(K_COPY_GS4, "gv_copy_gs4")                                                               \
+	K(K_COPY_GS8, "gv_copy_gs8")                                                               \
+	K(K_COPY_BT4, "gv_copy_bt4")                                                               \
+	K(K_COPY_BT8, "gv_copy_bt8")                                                               \
+	K(K_READ_GS4, "gv_read_gs4")                                                               \
+	K(K_READ_GS8, "gv_read_gs8")                                                               \
+	K(K_READ_BT4, "gv_read_bt4")                                                               \
+	K(K_READ_BT8, "gv_read_bt8")                                                               \
+	K(K_WRITE_GS4, "gv_write_gs4")                                                             \
+	K(K_WRITE_GS8, "gv_write_gs8")                                                             \
+	K(K_WRITE_BT4, "gv_write_bt4")                                                             \
+	K(K_WRITE_BT8, "gv_write_bt8")                                                             \
+	K(K_TRIAD_GS4, "gv_triad_gs4")                                                             \
+	K(K_TRIAD_GS8, "gv_triad_gs8")                                                             \
+	K(K_TRIAD_BT4, "gv_triad_bt4")                                                             \
+	K(K_TRIAD_BT8, "gv_triad_bt8")
+
 enum bench_kernel {
-	K_SPIN = 0,
-	K_TICK,
-	K_FILL_U32,
-	K_VERIFY_U32,
-	K_VERIFY_STREAM,
-	K_SUM_U32,
-	K_FILL_UNIT_F32,
-	K_VERIFY_TRIAD,
-	K_FILL_GEMM,
-	K_FILL_SMALL_INT,
-	K_VERIFY_ALLREDUCE,
-	K_AXPY,
-	/* memory.cu variants: op x shape, see memory.c */
-	K_COPY_GS4,
-	K_COPY_GS8,
-	K_COPY_BT4,
-	K_COPY_BT8,
-	K_READ_GS4,
-	K_READ_GS8,
-	K_READ_BT4,
-	K_READ_BT8,
-	K_WRITE_GS4,
-	K_WRITE_GS8,
-	K_WRITE_BT4,
-	K_WRITE_BT8,
-	K_TRIAD_GS4,
-	K_TRIAD_GS8,
-	K_TRIAD_BT4,
-	K_TRIAD_BT8,
+#define BENCH_KERNEL_ENUM(id, name) id,
+	BENCH_KERNELS(BENCH_KERNEL_ENUM)
+#undef BENCH_KERNEL_ENUM
 	K_COUNT,
 };
+
+/* Kernel launches; every one checks the launch and names the kernel on failure. */
 const char *bench_kernel_name(int k);
 int bench_launch(struct bench_env *env, struct bench_gpu *g, int kernel, unsigned grid,
 		 unsigned block, cu_stream s, void **args, struct err *e);
@@ -330,9 +399,10 @@ void bench_timing_free(struct bench_timing *tm);
 
 /* Add a result from a timing: value = work / t / scale (rates) or t / scale (times, when
  * lower_better). Reads the sensors for the window. */
-struct bench_result *bench_add_timed(struct bench_env *env, int family, const char *test,
-				     const char *label, const struct bench_timing *tm, double work,
-				     double scale, const char *unit, bool lower_better,
+struct bench_result *bench_add_timed(struct bench_env *env, const struct bench_family *family,
+				     const char *test, const char *label,
+				     const struct bench_timing *tm, double work, double scale,
+				     const char *unit, bool lower_better,
 				     const struct bench_gpu *g);
 
 /* Host threads (cpu.c): run fn(arg, i, n) for i in [0, n) on all CPUs. */
@@ -341,15 +411,7 @@ void bench_parallel(struct bench_env *env, int nthreads, void (*fn)(void *arg, i
 /* Pin the calling thread to a cpulist ("0-31,64-95"); "" or NULL restores every CPU. */
 int bench_pin_thread(const char *cpulist);
 
-/* ---- the families ------------------------------------------------------------------------ */
-
-int bench_launch_run(struct bench_env *env, struct err *e);
-int bench_memory_run(struct bench_env *env, struct err *e);
-int bench_transfer_run(struct bench_env *env, struct err *e);
-int bench_p2p_run(struct bench_env *env, struct err *e);
-int bench_gemm_run(struct bench_env *env, struct err *e);
-int bench_fit_run(struct bench_env *env, struct err *e);
-int bench_allreduce_run(struct bench_env *env, struct err *e);
+/* ---- helpers of the families ------------------------------------------------------------ */
 
 /* fit.c: the smallest size from which the GPU is faster at every larger size; -1 when none. */
 int bench_crossover(const double *cpu_s, const double *gpu_s, int n);

@@ -26,12 +26,40 @@
 #include "cpu.h"
 #include "gemm.h"
 
+static int run_fit(struct bench_env *env, struct err *e);
+
+enum { V_CPU, V_GPU, V_XFER, V_COUNT };
+
+/* the table shows a row per size for each task (plot) and a column per variant (series) */
+static const struct bench_size_table tables[] = {
+    {"fit-axpy", "element-wise z = a*x + y (ms per operation)"},
+    {"fit-matmul", "matmul C = A.B, fp32 (ms per operation)"},
+    {NULL, NULL},
+};
+static const struct bench_size_column columns[V_COUNT + 1] = {
+    [V_CPU] = {"CPU, all cores", "CPU", 12},
+    [V_GPU] = {"GPU, data on GPU", "GPU", 12},
+    [V_XFER] = {"GPU, incl. transfers", "GPU+transfers", 16},
+    [V_COUNT] = {NULL, NULL, 0},
+};
+
+const struct bench_family family_fit = {
+    .name = "fit",
+    .aliases = "crossover cpu",
+    .summary = "CPU (all cores) against GPU, with and without transfers",
+    .title = "CPU against GPU: where the GPU starts to win",
+    .run = run_fit,
+    .min_gpus = 1,
+    /* the matmul half needs cuBLASLt; without it the element-wise half still runs */
+    .libs = BENCH_LIB_CUBLASLT,
+    .size_tables = tables,
+    .size_columns = columns,
+};
+
 #define SEED_X    0xcbbb9d5dc1059ed8ull
 #define SEED_Y    0x629a292a367cd507ull
 #define AXPY_A    1.5f
 #define CPU_CAP_S 1.5 /* a CPU point predicted to take longer is extrapolated, not run */
-
-enum { V_CPU, V_GPU, V_XFER, V_COUNT };
 
 static const char *const variant_label[V_COUNT] = {"CPU", "GPU, data on GPU",
 						   "GPU, incl. transfers"};
@@ -241,7 +269,7 @@ static int measure(struct fit *f, int v, double elems, const char *task_name,
 	{
 		char es[24];
 
-		bench_progress(env, BENCH_FIT, "%s, %s elements: %s", task_name,
+		bench_progress(env, &family_fit, "%s, %s elements: %s", task_name,
 			       elems_str(elems, es, sizeof(es)), variant_label[v]);
 	}
 	{
@@ -257,15 +285,15 @@ static int measure(struct fit *f, int v, double elems, const char *task_name,
 			threads == 1 ? "" : "s", bench_cpu_isa());
 	else
 		str_fmt(label, sizeof(label), "%s, %s", task_name, variant_label[v]);
-	r = bench_add_timed(env, BENCH_FIT, test, label, &tm, 0, 1e-3, "ms", true,
+	r = bench_add_timed(env, &family_fit, test, label, &tm, 0, 1e-3, "ms", true,
 			    v == V_CPU ? NULL : f->g);
 	bench_timing_free(&tm);
 	if (v == V_CPU)
 		r->gpu = f->g->index;
 	r->size = elems;
 	str_copy(r->size_unit, "elements", sizeof(r->size_unit));
-	str_copy(r->plot, f->task == 0 ? "fit-axpy" : "fit-matmul", sizeof(r->plot));
-	str_copy(r->series, v == V_CPU ? "CPU, all cores" : variant_label[v], sizeof(r->series));
+	str_copy(r->plot, tables[f->task].plot, sizeof(r->plot));
+	str_copy(r->series, columns[v].series, sizeof(r->series));
 	if (f->task == 0)
 		str_fmt(r->config, sizeof(r->config), "%s",
 			v == V_CPU   ? "plain C loop, threads over the array"
@@ -346,8 +374,8 @@ static int run_task(struct bench_env *env, struct bench_gpu *g, int task, const 
 	f.env = env;
 	f.g = g;
 	f.task = task;
-	str_copy(plotid, task == 0 ? "fit-axpy" : "fit-matmul", sizeof(plotid));
-	bench_plot(env->run, BENCH_FIT, plotid,
+	str_copy(plotid, tables[task].plot, sizeof(plotid));
+	bench_plot(env->run, &family_fit, plotid,
 		   task == 0 ? "Element-wise z = a*x + y: CPU against GPU"
 			     : "Matrix multiply (fp32): CPU against GPU",
 		   "elements", "ms per operation", true);
@@ -362,7 +390,7 @@ static int run_task(struct bench_env *env, struct bench_gpu *g, int task, const 
 	if (nrun < nsizes) {
 		char es[24];
 
-		bench_note(env->run, BENCH_FIT, NOTE_SKIP,
+		bench_note(env->run, &family_fit, NOTE_SKIP,
 			   "%s: sizes above %s elements do not fit in memory here", name,
 			   nrun ? elems_str(elems[nrun - 1], es, sizeof(es)) : "0");
 	}
@@ -411,7 +439,7 @@ static int run_task(struct bench_env *env, struct bench_gpu *g, int task, const 
 			if (gemm_plan_make(env, g, h, &sh, &f.plan, e))
 				goto out;
 			if (f.plan.ncand == 0) {
-				bench_note(env->run, BENCH_FIT, NOTE_SKIP,
+				bench_note(env->run, &family_fit, NOTE_SKIP,
 					   "cuBLASLt has no fp32 algorithm for n=%zu", n);
 				gemm_plan_free(env, &f.plan);
 				continue;
@@ -437,7 +465,7 @@ static int run_task(struct bench_env *env, struct bench_gpu *g, int task, const 
 					char es[24];
 
 					bench_note(
-					    env->run, BENCH_FIT, NOTE_INFO,
+					    env->run, &family_fit, NOTE_INFO,
 					    "%s: CPU not run at %s elements (it would take ~%.1f s "
 					    "each); extrapolated for the crossover",
 					    name, elems_str(el, es, sizeof(es)), predicted);
@@ -470,12 +498,12 @@ static int run_task(struct bench_env *env, struct bench_gpu *g, int task, const 
 		elems_str(max_measured > 0 ? max_measured : max_elems, e2, sizeof(e2));
 		str_fmt(key, sizeof(key), "%s_crossover_elements", tk);
 		if (x_with >= 0)
-			bench_summary(env->run, BENCH_FIT, key, elems[x_with], "elements",
+			bench_summary(env->run, &family_fit, key, elems[x_with], "elements",
 				      "%s: counting transfers, the GPU wins from %s elements", name,
 				      elems_str(elems[x_with], e1, sizeof(e1)));
 		else
 			bench_summary(
-			    env->run, BENCH_FIT, key, NAN, "elements",
+			    env->run, &family_fit, key, NAN, "elements",
 			    "%s: counting transfers, the CPU is as fast or faster at every size "
 			    "up to %s elements%s",
 			    name, e2,
@@ -485,12 +513,12 @@ static int run_task(struct bench_env *env, struct bench_gpu *g, int task, const 
 		str_fmt(key, sizeof(key), "%s_crossover_on_gpu_elements", tk);
 		if (x_without >= 0)
 			bench_summary(
-			    env->run, BENCH_FIT, key, elems[x_without], "elements",
+			    env->run, &family_fit, key, elems[x_without], "elements",
 			    "%s: with the data already on the GPU, it wins from %s elements", name,
 			    elems_str(elems[x_without], e1, sizeof(e1)));
 		else
 			bench_summary(
-			    env->run, BENCH_FIT, key, NAN, "elements",
+			    env->run, &family_fit, key, NAN, "elements",
 			    "%s: even with the data on the GPU, the CPU is as fast or faster up "
 			    "to %s elements",
 			    name, e2);
@@ -509,7 +537,7 @@ out:
 	return rc;
 }
 
-int bench_fit_run(struct bench_env *env, struct err *e)
+static int run_fit(struct bench_env *env, struct err *e)
 {
 	static const double full[] = {1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
 	static const double quick[] = {1e3, 1e5, 1e7};
@@ -522,7 +550,7 @@ int bench_fit_run(struct bench_env *env, struct err *e)
 	if (run_task(env, g, 0, sizes, n, NULL, e))
 		return -1;
 	if (!env->lt) {
-		bench_note(env->run, BENCH_FIT, NOTE_SKIP, "the matmul half needs cuBLASLt: %s",
+		bench_note(env->run, &family_fit, NOTE_SKIP, "the matmul half needs cuBLASLt: %s",
 			   env->lt_error);
 		return 0;
 	}

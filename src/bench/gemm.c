@@ -25,6 +25,19 @@
 #include "bench.h"
 #include "gemm.h"
 
+static int run_gemm(struct bench_env *env, struct err *e);
+
+const struct bench_family family_gemm = {
+    .name = "gemm",
+    .aliases = "matmul blas",
+    .summary = "matrix multiply through cuBLASLt, fp64 to fp8, over sizes",
+    .title = "matrix multiply (cuBLASLt)",
+    .run = run_gemm,
+    .min_gpus = 1,
+    .libs = BENCH_LIB_CUBLASLT,
+    .libs_required = BENCH_LIB_CUBLASLT,
+};
+
 #define WORKSPACE_BYTES (64u << 20)
 #define SEED_A          0x243f6a8885a308d3ull
 #define SEED_B          0x13198a2e03707344ull
@@ -369,7 +382,7 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h, str
 		return -1;
 	if (bench_dalloc(env, g, &ws, WORKSPACE_BYTES, "the cuBLASLt workspace", e))
 		goto out;
-	bench_plot(env->run, BENCH_GEMM, "gemm-size", "Matrix multiply rate by size (m = n = k)",
+	bench_plot(env->run, &family_gemm, "gemm-size", "Matrix multiply rate by size (m = n = k)",
 		   "n", "TFLOP/s", true);
 	for (pi = 0; pi < ARRAY_SIZE(precs); pi++) {
 		const struct gemm_prec *pr = &precs[pi];
@@ -378,7 +391,7 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h, str
 		char none[96] = "";
 
 		if (cc < pr->min_cc) {
-			bench_note(env->run, BENCH_GEMM, NOTE_SKIP,
+			bench_note(env->run, &family_gemm, NOTE_SKIP,
 				   "GPU %d: %s needs compute capability %d.%d or later (this GPU "
 				   "is %d.%d)",
 				   g->index, pname, pr->min_cc / 10, pr->min_cc % 10, g->cc_major,
@@ -407,7 +420,7 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h, str
 			str_fmt(label, sizeof(label), "%s, %llu x %llu x %llu", pname,
 				(unsigned long long)n, (unsigned long long)n,
 				(unsigned long long)n);
-			bench_progress(env, BENCH_GEMM, "GPU %d: %s", g->index, label);
+			bench_progress(env, &family_gemm, "GPU %d: %s", g->index, label);
 			if (gemm_plan_make(env, g, h, &sh, &p, e)) {
 				gemm_plan_free(env, &p);
 				goto out;
@@ -470,7 +483,7 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h, str
 				gemm_plan_free(env, &p);
 				goto out;
 			}
-			r = bench_add_timed(env, BENCH_GEMM, pname, label, &tm, 2.0 * n * n * n,
+			r = bench_add_timed(env, &family_gemm, pname, label, &tm, 2.0 * n * n * n,
 					    1e12, "TFLOP/s", false, g);
 			bench_timing_free(&tm);
 			r->size = (double)n;
@@ -502,7 +515,7 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h, str
 			gemm_plan_free(env, &p);
 		}
 		if (none[0])
-			bench_note(env->run, BENCH_GEMM, NOTE_SKIP,
+			bench_note(env->run, &family_gemm, NOTE_SKIP,
 				   "GPU %d: cuBLASLt offers no %s algorithm at n = %s", g->index,
 				   pname, none);
 		/* the table shows each precision at the largest size measured */
@@ -529,7 +542,7 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h, str
 			si = best;
 			str_fmt(key, sizeof(key), "gpu%d_%s_over_fp32", g->index,
 				peak_prec_name(x));
-			bench_summary(env->run, BENCH_GEMM, key, med[x][si] / med[PREC_FP32][si],
+			bench_summary(env->run, &family_gemm, key, med[x][si] / med[PREC_FP32][si],
 				      "x",
 				      "GPU %d: %s is %.1fx fp32 at n=%llu (%.4g vs %.4g TFLOP/s)%s",
 				      g->index, peak_prec_name(x), med[x][si] / med[PREC_FP32][si],
@@ -548,12 +561,12 @@ out:
 	return rc;
 }
 
-int bench_gemm_run(struct bench_env *env, struct err *e)
+static int run_gemm(struct bench_env *env, struct err *e)
 {
 	int i;
 
 	if (!env->lt) {
-		bench_note(env->run, BENCH_GEMM, NOTE_SKIP, "matrix multiply needs cuBLASLt: %s",
+		bench_note(env->run, &family_gemm, NOTE_SKIP, "matrix multiply needs cuBLASLt: %s",
 			   env->lt_error);
 		return 0;
 	}

@@ -1,8 +1,8 @@
 /*
  * gpu.c: the harness every GPU benchmark uses: contexts and kernels, allocation with messages
  * that name the GPU and the size, the data fills and verifiers, and the timing loop (see the
- * method in bench.h). The kernels themselves are in src/kernels/; this file holds the only list
- * of their names.
+ * method in bench.h). The kernels themselves are in src/kernels/; their names are listed once,
+ * in bench.h (BENCH_KERNELS).
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -22,34 +22,9 @@ struct bench_fns {
 };
 
 static const char *const kernel_names[K_COUNT] = {
-	[K_SPIN] = "gv_spin",
-	[K_TICK] = "gv_tick",
-	[K_FILL_U32] = "gv_fill_u32",
-	[K_VERIFY_U32] = "gv_verify_u32",
-	[K_VERIFY_STREAM] = "gv_verify_stream",
-	[K_SUM_U32] = "gv_sum_u32",
-	[K_FILL_UNIT_F32] = "gv_fill_unit_f32",
-	[K_VERIFY_TRIAD] = "gv_verify_triad",
-	[K_FILL_GEMM] = "gv_fill_gemm",
-	[K_FILL_SMALL_INT] = "gv_fill_small_int",
-	[K_VERIFY_ALLREDUCE] = "gv_verify_allreduce",
-	[K_AXPY] = "gv_axpy",
-	[K_COPY_GS4] = "gv_copy_gs4",
-	[K_COPY_GS8] = "gv_copy_gs8",
-	[K_COPY_BT4] = "gv_copy_bt4",
-	[K_COPY_BT8] = "gv_copy_bt8",
-	[K_READ_GS4] = "gv_read_gs4",
-	[K_READ_GS8] = "gv_read_gs8",
-	[K_READ_BT4] = "gv_read_bt4",
-	[K_READ_BT8] = "gv_read_bt8",
-	[K_WRITE_GS4] = "gv_write_gs4",
-	[K_WRITE_GS8] = "gv_write_gs8",
-	[K_WRITE_BT4] = "gv_write_bt4",
-	[K_WRITE_BT8] = "gv_write_bt8",
-	[K_TRIAD_GS4] = "gv_triad_gs4",
-	[K_TRIAD_GS8] = "gv_triad_gs8",
-	[K_TRIAD_BT4] = "gv_triad_bt4",
-	[K_TRIAD_BT8] = "gv_triad_bt8",
+#define BENCH_KERNEL_NAME(id, name) [id] = name,
+	BENCH_KERNELS(BENCH_KERNEL_NAME)
+#undef BENCH_KERNEL_NAME
 };
 
 /* A gate left closed by a bug must not hold the GPU: the spin kernel gives up after this. */
@@ -82,7 +57,7 @@ double bench_budget(const struct bench_env *env)
 	return env->opt.quick ? BENCH_QUICK_BUDGET : BENCH_DEFAULT_BUDGET;
 }
 
-void bench_progress(struct bench_env *env, int family, const char *fmt, ...)
+void bench_progress(struct bench_env *env, const struct bench_family *family, const char *fmt, ...)
 {
 	char buf[256];
 	va_list ap;
@@ -660,10 +635,10 @@ int bench_time(struct bench_env *env, const struct bench_op *op, struct bench_ti
 	return 0;
 }
 
-struct bench_result *bench_add_timed(struct bench_env *env, int family, const char *test,
-				     const char *label, const struct bench_timing *tm, double work,
-				     double scale, const char *unit, bool lower_better,
-				     const struct bench_gpu *g)
+struct bench_result *bench_add_timed(struct bench_env *env, const struct bench_family *family,
+				     const char *test, const char *label,
+				     const struct bench_timing *tm, double work, double scale,
+				     const char *unit, bool lower_better, const struct bench_gpu *g)
 {
 	struct bench_result *r = bench_run_add(env->run, family, test, label);
 	double *v = xcalloc((size_t)(tm->n > 0 ? tm->n : 1), sizeof(*v));

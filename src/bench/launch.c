@@ -16,6 +16,17 @@
 #include "../util/util.h"
 #include "bench.h"
 
+static int run_launch(struct bench_env *env, struct err *e);
+
+const struct bench_family family_launch = {
+    .name = "launch",
+    .aliases = "sync",
+    .summary = "kernel launch rate, launch+sync round trip, 4-byte device->host read",
+    .title = "launch and synchronisation costs",
+    .run = run_launch,
+    .min_gpus = 1,
+};
+
 enum { MODE_LAUNCH, MODE_ROUNDTRIP, MODE_READ4 };
 
 struct launch_op {
@@ -87,7 +98,7 @@ static int launch_gpu(struct bench_env *env, struct bench_gpu *g, struct err *e)
 		struct bench_timing tm;
 		struct bench_result *r;
 
-		bench_progress(env, BENCH_LAUNCH, "GPU %d: %s", g->index, tests[i].label);
+		bench_progress(env, &family_launch, "GPU %d: %s", g->index, tests[i].label);
 		memset(&op, 0, sizeof(op));
 		op.run = launch_run;
 		op.arg = &o;
@@ -103,8 +114,8 @@ static int launch_gpu(struct bench_env *env, struct bench_gpu *g, struct err *e)
 		}
 		if (bench_time(env, &op, &tm, e))
 			goto out;
-		r = bench_add_timed(env, BENCH_LAUNCH, tests[i].test, tests[i].label, &tm, 0, 1e-6,
-				    "us", true, g);
+		r = bench_add_timed(env, &family_launch, tests[i].test, tests[i].label, &tm, 0,
+				    1e-6, "us", true, g);
 		r->headline = true;
 		if (o.mode == MODE_LAUNCH)
 			str_fmt(r->config, sizeof(r->config), "%.0f launches/s, %d per sample",
@@ -138,7 +149,7 @@ out:
 	return rc;
 }
 
-int bench_launch_run(struct bench_env *env, struct err *e)
+static int run_launch(struct bench_env *env, struct err *e)
 {
 	int i;
 

@@ -22,6 +22,21 @@
 #include "../util/util.h"
 #include "bench.h"
 
+static int run_memory(struct bench_env *env, struct err *e);
+
+const struct bench_family family_memory = {
+    .name = "memory",
+    .aliases = "hbm mem",
+    .summary = "device memory: copy, read, write, triad kernels and the driver's copy",
+    .title = "device memory",
+    .run = run_memory,
+    .min_gpus = 1,
+    .size_buffers = 3,
+    .table_note = "rate: bytes as the test counts them (a copy counts each byte once); HBM "
+		  "traffic: bytes read + written",
+    .traffic_column = true,
+};
+
 enum { OP_COPY, OP_READ, OP_WRITE, OP_TRIAD, OP_MEMCPY };
 
 static const char *const variant_names[4] = {"gs4", "gs8", "bt4", "bt8"};
@@ -283,7 +298,7 @@ static int measure(struct bench_env *env, struct mem_op *o, const char *test, co
 		return -1;
 	if (o->op == OP_TRIAD)
 		bytes *= 3;
-	r = bench_add_timed(env, BENCH_MEMORY, test, label, &tm, bytes, 1e9, "GB/s", false, g);
+	r = bench_add_timed(env, &family_memory, test, label, &tm, bytes, 1e9, "GB/s", false, g);
 	bench_timing_free(&tm);
 	r->size = (double)o->n16 * 16;
 	str_copy(r->size_unit, "B", sizeof(r->size_unit));
@@ -340,19 +355,19 @@ static int memory_gpu(struct bench_env *env, struct bench_gpu *g, struct err *e)
 	if (bench_use(env, g, e))
 		return -1;
 	if (env->cu->MemGetInfo && env->cu->MemGetInfo(&free_b, &total_b) == CUDA_SUCCESS &&
-	    (double)size * 3 > (double)free_b * 0.95) {
+	    (double)size * family_memory.size_buffers > (double)free_b * 0.95) {
 		char fb[32];
 
 		bench_size_str((double)free_b, fb, sizeof(fb));
 		return err_set(
 		    e, EXIT_USAGE,
-		    "--size %s does not fit: memory needs 3 buffers of it and GPU %d has %s "
+		    "--size %s does not fit: memory needs %d buffers of it and GPU %d has %s "
 		    "free",
-		    sz, g->index, fb);
+		    sz, family_memory.size_buffers, g->index, fb);
 	}
 	if (g->l2_bytes > 0 && (double)size < 8.0 * g->l2_bytes)
 		bench_note(
-		    env->run, BENCH_MEMORY, NOTE_WARN,
+		    env->run, &family_memory, NOTE_WARN,
 		    "GPU %d: buffers of %s are under 8x the %d MiB L2: part of the traffic is "
 		    "served by the cache",
 		    g->index, sz, g->l2_bytes >> 20);
@@ -361,13 +376,14 @@ static int memory_gpu(struct bench_env *env, struct bench_gpu *g, struct err *e)
 	    bench_dalloc(env, g, &o.c, size, "the memory buffers", e) ||
 	    bench_dalloc(env, g, &o.sum, 64, "the read sum", e))
 		goto out;
-	bench_plot(env->run, BENCH_MEMORY, "memory-size", "Device memory copy rate by buffer size",
-		   "buffer size", "GB/s copied (HBM traffic is twice this)", false);
+	bench_plot(env->run, &family_memory, "memory-size",
+		   "Device memory copy rate by buffer size", "buffer size",
+		   "GB/s copied (HBM traffic is twice this)", false);
 	for (i = 0; i < ARRAY_SIZE(tests); i++) {
 		struct bench_result *r = NULL;
 		char series[48];
 
-		bench_progress(env, BENCH_MEMORY, "GPU %d: %s, %s", g->index, tests[i].label, sz);
+		bench_progress(env, &family_memory, "GPU %d: %s, %s", g->index, tests[i].label, sz);
 		o.op = tests[i].op;
 		o.n16 = size / 16;
 		str_fmt(series, sizeof(series), "GPU %d %s", g->index,
@@ -406,7 +422,7 @@ static int memory_gpu(struct bench_env *env, struct bench_gpu *g, struct err *e)
 					pass ? "driver copy" : "copy kernel");
 				str_fmt(label, sizeof(label), "%s, %s",
 					pass ? "driver copy" : "copy kernel", ssz);
-				bench_progress(env, BENCH_MEMORY, "GPU %d: %s", g->index, label);
+				bench_progress(env, &family_memory, "GPU %d: %s", g->index, label);
 				if (measure(env, &o, pass ? "copy_driver" : "copy_kernel", label,
 					    false, sizes[s], "memory-size", series, &r, e))
 					goto out;
@@ -422,7 +438,7 @@ out:
 	return rc;
 }
 
-int bench_memory_run(struct bench_env *env, struct err *e)
+static int run_memory(struct bench_env *env, struct err *e)
 {
 	int i;
 

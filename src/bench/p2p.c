@@ -19,6 +19,29 @@
 #include "../util/util.h"
 #include "bench.h"
 
+static int run_p2p(struct bench_env *env, struct err *e);
+
+/* the headline figures, shown as source x destination matrices */
+static const struct bench_matrix matrices[] = {
+    {"write_ce", "write, copy engine, P2P on (GB/s)"},
+    {"read_ce", "read, copy engine, P2P on (GB/s)"},
+    {"copy_p2p_off", "copy, P2P off (GB/s)"},
+    {"latency_p2p_on", "4-byte copy latency, P2P on (us)"},
+    {"latency_p2p_off", "4-byte copy latency, P2P off (us)"},
+    {NULL, NULL},
+};
+
+const struct bench_family family_p2p = {
+    .name = "p2p",
+    .aliases = "nvlink gpu2gpu",
+    .summary = "GPU<->GPU bandwidth and latency, P2P on and off",
+    .title = "GPU <-> GPU",
+    .run = run_p2p,
+    .min_gpus = 2,
+    .size_buffers = 2,
+    .matrices = matrices,
+};
+
 enum { P_PEER, P_READ, P_BIDIR, P_SM };
 
 #define SEED_BASE 0x1f83d9abfb41bd6bull
@@ -153,8 +176,8 @@ static int one(struct p2p *p, int kind, bool p2p_on, size_t bytes, bool latency,
 	p->kind = kind;
 	p->bytes = bytes;
 	bench_size_str((double)bytes, sz, sizeof(sz));
-	bench_progress(env, BENCH_P2P, "GPU %d -> GPU %d: %s, %s", p->a->index, p->b->index, label,
-		       sz);
+	bench_progress(env, &family_p2p, "GPU %d -> GPU %d: %s, %s", p->a->index, p->b->index,
+		       label, sz);
 	if (clear_and_check(p, false, &bad, e))
 		return -1;
 	if (kind == P_SM)
@@ -176,9 +199,9 @@ static int one(struct p2p *p, int kind, bool p2p_on, size_t bytes, bool latency,
 	if (bench_time(env, &op, &tm, e))
 		return -1;
 	if (latency)
-		r = bench_add_timed(env, BENCH_P2P, test, label, &tm, 0, 1e-6, "us", true, timed);
+		r = bench_add_timed(env, &family_p2p, test, label, &tm, 0, 1e-6, "us", true, timed);
 	else
-		r = bench_add_timed(env, BENCH_P2P, test, label, &tm,
+		r = bench_add_timed(env, &family_p2p, test, label, &tm,
 				    (double)bytes * (kind == P_BIDIR ? 2 : 1), 1e9, "GB/s", false,
 				    timed);
 	bench_timing_free(&tm);
@@ -230,7 +253,7 @@ static int set_peer(struct bench_env *env, struct bench_gpu *from, struct bench_
 	return 0;
 }
 
-int bench_p2p_run(struct bench_env *env, struct err *e)
+static int run_p2p(struct bench_env *env, struct err *e)
 {
 	struct p2p p;
 	uint64_t size = env->opt.size_bytes ? env->opt.size_bytes : BENCH_DEFAULT_SIZE;
@@ -239,8 +262,8 @@ int bench_p2p_run(struct bench_env *env, struct err *e)
 	bool *can = NULL, any_on = false;
 
 	if (n < 2) {
-		bench_note(env->run, BENCH_P2P, NOTE_SKIP, "GPU<->GPU needs two GPUs; %d selected",
-			   n);
+		bench_note(env->run, &family_p2p, NOTE_SKIP,
+			   "GPU<->GPU needs two GPUs; %d selected", n);
 		return 0;
 	}
 	size &= ~(uint64_t)255;
@@ -269,7 +292,7 @@ int bench_p2p_run(struct bench_env *env, struct err *e)
 				can[ia * n + ib] = v != 0;
 		}
 	}
-	bench_plot(env->run, BENCH_P2P, "p2p-size", "GPU -> GPU bandwidth by transfer size",
+	bench_plot(env->run, &family_p2p, "p2p-size", "GPU -> GPU bandwidth by transfer size",
 		   "transfer size", "GB/s", false);
 	/* P2P off first: once enabled, peer access stays on for the context */
 	for (ia = 0; ia < n; ia++)
@@ -292,7 +315,7 @@ int bench_p2p_run(struct bench_env *env, struct err *e)
 				continue;
 			if (!can[ia * n + ib]) {
 				bench_note(
-				    env->run, BENCH_P2P, NOTE_INFO,
+				    env->run, &family_p2p, NOTE_INFO,
 				    "GPU %d cannot access GPU %d's memory directly: no P2P path",
 				    env->gpus[ia].index, env->gpus[ib].index);
 				continue;

@@ -1,6 +1,6 @@
 /*
- * result.c: the benchmark families' table, the run (results, notes, summaries, plots) and sizes
- * as people write them. The JSON form of a run is in result_json.c.
+ * result.c: the run (results, notes, summaries, plots) and sizes as people write them. The
+ * JSON form of a run is in result_json.c; the table of benchmarks in family.c.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -12,51 +12,6 @@
 #include "../util/util.h"
 #include "bench.h"
 #include "stats.h"
-
-static const struct bench_family_info families[BENCH_FAMILY_COUNT] = {
-	{"launch", "sync", "kernel launch rate, launch+sync round trip, 4-byte device->host read",
-	 "launch and synchronisation costs"},
-	{"memory", "hbm mem", "device memory: copy, read, write, triad kernels and the driver's copy",
-	 "device memory"},
-	{"transfer", "host pcie h2d d2h", "host<->device: pinned and pageable, copy engine and SM",
-	 "host <-> device"},
-	{"p2p", "nvlink gpu2gpu", "GPU<->GPU bandwidth and latency, P2P on and off", "GPU <-> GPU"},
-	{"gemm", "matmul blas", "matrix multiply through cuBLASLt, fp64 to fp8, over sizes",
-	 "matrix multiply (cuBLASLt)"},
-	{"allreduce", "nccl", "all-reduce across the GPUs through NCCL: algbw and busbw",
-	 "all-reduce (NCCL)"},
-	{"fit", "crossover cpu", "CPU (all cores) against GPU, with and without transfers",
-	 "CPU against GPU: where the GPU starts to win"},
-};
-
-const struct bench_family_info *bench_family(int family)
-{
-	if (family < 0 || family >= BENCH_FAMILY_COUNT)
-		return NULL;
-	return &families[family];
-}
-
-int bench_family_find(const char *name)
-{
-	int f;
-
-	for (f = 0; f < BENCH_FAMILY_COUNT; f++) {
-		const char *a = families[f].aliases;
-		size_t len = strlen(name);
-
-		if (strcasecmp(name, families[f].name) == 0)
-			return f;
-		while (a && *a) {
-			const char *end = strchr(a, ' ');
-			size_t alen = end ? (size_t)(end - a) : strlen(a);
-
-			if (alen == len && strncasecmp(a, name, len) == 0)
-				return f;
-			a = end ? end + 1 : NULL;
-		}
-	}
-	return -1;
-}
 
 void bench_run_init(struct bench_run *run)
 {
@@ -79,8 +34,8 @@ void bench_run_free(struct bench_run *run)
 	memset(run, 0, sizeof(*run));
 }
 
-struct bench_result *bench_run_add(struct bench_run *run, int family, const char *test,
-				   const char *label)
+struct bench_result *bench_run_add(struct bench_run *run, const struct bench_family *family,
+				   const char *test, const char *label)
 {
 	struct bench_result *r = xcalloc(1, sizeof(*r));
 
@@ -98,7 +53,8 @@ struct bench_result *bench_run_add(struct bench_run *run, int family, const char
 	return r;
 }
 
-void bench_note(struct bench_run *run, int family, int kind, const char *fmt, ...)
+void bench_note(struct bench_run *run, const struct bench_family *family, int kind, const char *fmt,
+		...)
 {
 	struct bench_note *n;
 	va_list ap;
@@ -116,8 +72,8 @@ void bench_note(struct bench_run *run, int family, int kind, const char *fmt, ..
 	va_end(ap);
 }
 
-void bench_summary(struct bench_run *run, int family, const char *key, double value,
-		   const char *unit, const char *fmt, ...)
+void bench_summary(struct bench_run *run, const struct bench_family *family, const char *key,
+		   double value, const char *unit, const char *fmt, ...)
 {
 	struct bench_summary *s;
 	va_list ap;
@@ -137,8 +93,8 @@ void bench_summary(struct bench_run *run, int family, const char *key, double va
 	va_end(ap);
 }
 
-void bench_plot(struct bench_run *run, int family, const char *id, const char *title,
-		const char *x_label, const char *y_label, bool log_y)
+void bench_plot(struct bench_run *run, const struct bench_family *family, const char *id,
+		const char *title, const char *x_label, const char *y_label, bool log_y)
 {
 	struct bench_plot *p;
 	size_t i;

@@ -28,11 +28,9 @@ static void set_str(json_t *o, const char *k, const char *v)
 		json_object_set_new(o, k, json_string(v));
 }
 
-static const char *family_name(int f)
+static const char *family_name(const struct bench_family *f)
 {
-	const struct bench_family_info *fi = bench_family(f);
-
-	return fi ? fi->name : "run";
+	return f ? f->name : "run";
 }
 
 json_t *bench_result_json(const struct bench_result *r)

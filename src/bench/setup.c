@@ -170,17 +170,27 @@ int bench_setup_driver(struct bench_env *env, struct err *e)
 	return 0;
 }
 
-int bench_setup_libs(struct bench_env *env, int ngpus, const bool *named, struct err *e)
+int bench_setup_libs(struct bench_env *env, int ngpus, struct err *e)
 {
-	unsigned fam = env->opt.families;
 	struct dirs *d = xcalloc(1, sizeof(*d));
+	unsigned want = 0, required = 0;
+	int i;
 
+	for (i = 0; i < bench_nfamilies; i++) {
+		const struct bench_family *f = bench_families[i];
+
+		if (!(env->opt.families & (1u << i)) || ngpus < f->min_gpus)
+			continue;
+		want |= f->libs;
+		if (env->opt.named & (1u << i))
+			required |= f->libs_required;
+	}
 	env->dirs = d;
-	if (fam & ((1u << BENCH_GEMM) | (1u << BENCH_FIT) | (1u << BENCH_ALLREDUCE)))
+	if (want)
 		python_lib_dirs(d);
 	env->lib_dirs = (const char *const *)d->v;
 	env->nlib_dirs = d->n;
-	if (fam & ((1u << BENCH_GEMM) | (1u << BENCH_FIT))) {
+	if (want & BENCH_LIB_CUBLASLT) {
 		struct cublaslt_lib *lt = xcalloc(1, sizeof(*lt));
 		struct err le;
 
@@ -190,14 +200,13 @@ int bench_setup_libs(struct bench_env *env, int ngpus, const bool *named, struct
 		} else {
 			free(lt);
 			str_copy(env->lt_error, le.msg, sizeof(env->lt_error));
-			/* fit runs its element-wise half without it; gemm is nothing without it */
-			if (named[BENCH_GEMM]) {
+			if (required & BENCH_LIB_CUBLASLT) {
 				*e = le;
 				return -1;
 			}
 		}
 	}
-	if ((fam & (1u << BENCH_ALLREDUCE)) && ngpus >= 2) {
+	if (want & BENCH_LIB_NCCL) {
 		struct nccl_lib *nc = xcalloc(1, sizeof(*nc));
 		struct err le;
 
@@ -207,7 +216,7 @@ int bench_setup_libs(struct bench_env *env, int ngpus, const bool *named, struct
 		} else {
 			free(nc);
 			str_copy(env->nccl_error, le.msg, sizeof(env->nccl_error));
-			if (named[BENCH_ALLREDUCE]) {
+			if (required & BENCH_LIB_NCCL) {
 				*e = le;
 				return -1;
 			}

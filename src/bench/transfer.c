@@ -24,6 +24,18 @@
 #include "bench.h"
 #include "cpu.h"
 
+static int run_transfer(struct bench_env *env, struct err *e);
+
+const struct bench_family family_transfer = {
+    .name = "transfer",
+    .aliases = "host pcie h2d d2h",
+    .summary = "host<->device: pinned and pageable, copy engine and SM",
+    .title = "host <-> device",
+    .run = run_transfer,
+    .min_gpus = 1,
+    .size_buffers = 2,
+};
+
 enum { X_H2D, X_D2H, X_BIDIR, X_SM_H2D, X_SM_D2H };
 
 #define SEED_HOST 0x510e527fade682d1ull
@@ -144,7 +156,7 @@ static int one(struct xfer *x, int kind, bool pageable, size_t bytes, const char
 	x->bytes = bytes;
 	x->grid = (unsigned)(g->sm_count * bench_blocks_per_sm(env, g, K_COPY_GS8, 256));
 	bench_size_str((double)bytes, sz, sizeof(sz));
-	bench_progress(env, BENCH_TRANSFER, "GPU %d: %s, %s", g->index, label, sz);
+	bench_progress(env, &family_transfer, "GPU %d: %s, %s", g->index, label, sz);
 	if (clear_dest(x, h2d, d2h, e))
 		return -1;
 	memset(&op, 0, sizeof(op));
@@ -162,7 +174,7 @@ static int one(struct xfer *x, int kind, bool pageable, size_t bytes, const char
 	}
 	if (bench_time(env, &op, &tm, e))
 		return -1;
-	r = bench_add_timed(env, BENCH_TRANSFER, test, label, &tm,
+	r = bench_add_timed(env, &family_transfer, test, label, &tm,
 			    (double)bytes * (kind == X_BIDIR ? 2 : 1), 1e9, "GB/s", false, g);
 	bench_timing_free(&tm);
 	r->size = (double)bytes;
@@ -219,7 +231,7 @@ static int transfer_gpu(struct bench_env *env, struct bench_gpu *g, struct err *
 		return -1;
 	if (g->local_cpus[0] && bench_pin_thread(g->local_cpus) != 0) {
 		bench_note(
-		    env->run, BENCH_TRANSFER, NOTE_WARN,
+		    env->run, &family_transfer, NOTE_WARN,
 		    "GPU %d: could not pin the thread to the GPU's local CPUs %s; host memory "
 		    "may be on another NUMA node",
 		    g->index, g->local_cpus);
@@ -243,7 +255,7 @@ static int transfer_gpu(struct bench_env *env, struct bench_gpu *g, struct err *
 	bench_host_fill_u32(env, x.h1, size / 4, SEED_HOST);
 	if (bench_fill_u32(env, g, x.d2, size / 4, SEED_DEV, e))
 		goto out;
-	bench_plot(env->run, BENCH_TRANSFER, "transfer-size",
+	bench_plot(env->run, &family_transfer, "transfer-size",
 		   "Host <-> device bandwidth by transfer size", "transfer size", "GB/s", false);
 
 	/* headline figures at the full size */
@@ -271,7 +283,7 @@ static int transfer_gpu(struct bench_env *env, struct bench_gpu *g, struct err *
 		if (!pin[d] || !pg[d] || pg[d]->median <= 0)
 			continue;
 		f = pin[d]->median / pg[d]->median;
-		bench_summary(env->run, BENCH_TRANSFER,
+		bench_summary(env->run, &family_transfer,
 			      d ? "pinned_over_pageable_d2h" : "pinned_over_pageable_h2d", f, "x",
 			      "GPU %d: pinned host memory moves %s data %.1fx as fast as pageable "
 			      "(%.1f vs %.1f GB/s at %s): the guide's pin_memory=True, measured",
@@ -342,7 +354,7 @@ out:
 	return rc;
 }
 
-int bench_transfer_run(struct bench_env *env, struct err *e)
+static int run_transfer(struct bench_env *env, struct err *e)
 {
 	int i;
 

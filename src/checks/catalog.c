@@ -1,9 +1,34 @@
-/* catalog.c: all finding ids, joined from the per-layer tables (see catalog.h). */
+/*
+ * catalog.c: the one table of doctor's checks (struct check, catalog.h), bottom up, and every
+ * finding id they define, joined in that order.
+ */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../util/util.h"
 #include "catalog.h"
+
+/* defined in checks/<name>.c */
+extern const struct check check_platform, check_pci, check_module, check_devices, check_libraries,
+    check_nvml, check_cuda, check_health, check_kernel_log, check_fabric, check_toolkit,
+    check_framework, check_env;
+
+const struct check *const doctor_checks[] = {
+    &check_platform, &check_pci,       &check_module, &check_devices,    &check_libraries,
+    &check_nvml,     &check_cuda,      &check_health, &check_kernel_log, &check_fabric,
+    &check_toolkit,  &check_framework, &check_env,
+};
+const size_t doctor_nchecks = ARRAY_SIZE(doctor_checks);
+
+const struct check *check_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < doctor_nchecks; i++)
+		if (strcmp(doctor_checks[i]->name, name) == 0)
+			return doctor_checks[i];
+	return NULL;
+}
 
 const struct finding_def *finding_defs(size_t *n)
 {
@@ -11,26 +36,15 @@ const struct finding_def *finding_defs(size_t *n)
 	static size_t count;
 
 	if (!all) {
-		const struct {
-			const struct finding_def *v;
-			const size_t *n;
-		} parts[] = {
-			{defs_platform, &defs_platform_n},   {defs_pci, &defs_pci_n},
-			{defs_module, &defs_module_n},	     {defs_devices, &defs_devices_n},
-			{defs_libraries, &defs_libraries_n}, {defs_nvml, &defs_nvml_n},
-			{defs_cuda, &defs_cuda_n},	     {defs_health, &defs_health_n},
-			{defs_kernel_log, &defs_kernel_log_n}, {defs_fabric, &defs_fabric_n},
-			{defs_toolkit, &defs_toolkit_n},     {defs_framework, &defs_framework_n},
-			{defs_env, &defs_env_n},
-		};
 		size_t i, total = 0;
 
-		for (i = 0; i < ARRAY_SIZE(parts); i++)
-			total += *parts[i].n;
+		for (i = 0; i < doctor_nchecks; i++)
+			total += doctor_checks[i]->ndefs;
 		all = xcalloc(total, sizeof(*all));
-		for (i = 0; i < ARRAY_SIZE(parts); i++) {
-			memcpy(all + count, parts[i].v, *parts[i].n * sizeof(*all));
-			count += *parts[i].n;
+		for (i = 0; i < doctor_nchecks; i++) {
+			memcpy(all + count, doctor_checks[i]->defs,
+			       doctor_checks[i]->ndefs * sizeof(*all));
+			count += doctor_checks[i]->ndefs;
 		}
 	}
 	*n = count;

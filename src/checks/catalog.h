@@ -1,7 +1,9 @@
 /*
- * catalog.h: the finding ids. Each checks/<layer>.c defines its own table of struct
- * finding_def (so checks can be written side by side); catalog.c joins them. docs/findings.md
- * documents every id, and tests/cli/findings-doc.sh fails when an id is missing there.
+ * catalog.h: doctor's checks and the findings they can report. Each checks/<name>.c defines one
+ * struct check (its layer, its function and its finding definitions); catalog.c lists them,
+ * bottom up, in the one table that doctor runs (doctor.c) and that every finding id is looked
+ * up in (finding.c). docs/findings.md documents every id, and tests/cli/findings_doc.sh fails
+ * when one is missing there.
  */
 #ifndef GPUVET_CATALOG_H
 #define GPUVET_CATALOG_H
@@ -10,14 +12,25 @@
 
 #include "finding.h"
 
-#define DEFS(name) const struct finding_def name[]
-#define DEFS_COUNT(name) const size_t name##_n = sizeof(name) / sizeof(name[0])
+struct doctor_input;
 
-extern const struct finding_def defs_platform[], defs_pci[], defs_module[], defs_devices[],
-	defs_libraries[], defs_nvml[], defs_cuda[], defs_health[], defs_kernel_log[],
-	defs_fabric[], defs_toolkit[], defs_framework[], defs_env[];
-extern const size_t defs_platform_n, defs_pci_n, defs_module_n, defs_devices_n, defs_libraries_n,
-	defs_nvml_n, defs_cuda_n, defs_health_n, defs_kernel_log_n, defs_fabric_n, defs_toolkit_n,
-	defs_framework_n, defs_env_n;
+struct check {
+	/* "kernel_log": its file, and the prefix of its ids (pci's gpu.* ids aside) */
+	const char *name;
+	/* where it sits in the stack; every finding it defines is of this layer */
+	enum layer layer;
+	/* Read the input and add findings; never prints, never fails. */
+	void (*run)(const struct doctor_input *in, struct findings *out);
+	/* the findings it can report */
+	const struct finding_def *defs;
+	size_t ndefs;
+};
+
+/* Every check, bottom up: the order doctor runs them and --list-findings lists their ids. */
+extern const struct check *const doctor_checks[];
+extern const size_t doctor_nchecks;
+
+/* The check called name, or NULL (the unit tests run one check at a time). */
+const struct check *check_find(const char *name);
 
 #endif

@@ -18,14 +18,23 @@
 #include "catalog.h"
 #include "doctor.h"
 
-DEFS(defs_cuda) = {
+static const struct finding_def defs[] = {
 	{"cuda.ok", LAYER_CUDA, "CUDA initialises and sees every GPU", false},
 	{"cuda.init_failed", LAYER_CUDA, "cuInit failed", true},
 	{"cuda.count_mismatch", LAYER_CUDA, "CUDA sees a different number of GPUs than NVML", true},
 	{"cuda.subset_visible", LAYER_CUDA, "CUDA sees only the GPUs it was told to", false},
 	{"cuda.slow_init", LAYER_CUDA, "cuInit is slow", false},
 };
-DEFS_COUNT(defs_cuda);
+
+static void run_cuda(const struct doctor_input *in, struct findings *out);
+
+const struct check check_cuda = {
+	.name = "cuda",
+	.layer = LAYER_CUDA,
+	.run = run_cuda,
+	.defs = defs,
+	.ndefs = ARRAY_SIZE(defs),
+};
 
 /* Does any GPU have MIG on? */
 static bool mig_on(const struct gpu_system *sys)
@@ -101,7 +110,7 @@ static void explain_init(struct finding *f, const struct doctor_input *in, enum 
 	}
 }
 
-void check_cuda(const struct doctor_input *in, struct findings *out)
+static void run_cuda(const struct doctor_input *in, struct findings *out)
 {
 	const struct gpu_system *sys = &in->sys;
 	const struct env_facts *env = &in->facts.env;

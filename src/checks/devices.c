@@ -18,7 +18,7 @@
 #include "catalog.h"
 #include "doctor.h"
 
-DEFS(defs_devices) = {
+static const struct finding_def defs[] = {
 	{"devices.ok", LAYER_DEVICES, "nvidia device nodes present and usable", false},
 	{"devices.missing", LAYER_DEVICES, "nvidia device nodes missing", true},
 	{"devices.created_on_demand", LAYER_DEVICES, "device nodes created on first use", false},
@@ -26,7 +26,16 @@ DEFS(defs_devices) = {
 	{"devices.permission_denied", LAYER_DEVICES, "device node not accessible to this user",
 	 false},
 };
-DEFS_COUNT(defs_devices);
+
+static void run_devices(const struct doctor_input *in, struct findings *out);
+
+const struct check check_devices = {
+	.name = "devices",
+	.layer = LAYER_DEVICES,
+	.run = run_devices,
+	.defs = defs,
+	.ndefs = ARRAY_SIZE(defs),
+};
 
 static bool exists(const struct devnode_facts *d, const char *path)
 {
@@ -281,7 +290,7 @@ static void ok_line(const struct doctor_input *in, struct findings *out)
 	sb_release(&sb);
 }
 
-void check_devices(const struct doctor_input *in, struct findings *out)
+static void run_devices(const struct doctor_input *in, struct findings *out)
 {
 	const struct host_facts *h = &in->facts;
 	const struct devnode_facts *d = &h->devnodes;

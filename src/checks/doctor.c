@@ -12,12 +12,7 @@
 
 #include "../gpu/probe.h"
 #include "../util/util.h"
-
-static const check_fn checks[] = {
-	check_platform, check_pci,    check_module,	check_devices, check_libraries,
-	check_nvml,	check_cuda,   check_health,	check_kernel_log, check_fabric,
-	check_toolkit,	check_framework, check_env,
-};
+#include "catalog.h"
 
 void facts_collect(struct host_facts *f)
 {
@@ -115,8 +110,8 @@ void doctor_check(const struct doctor_input *in, struct findings *out)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(checks); i++)
-		checks[i](in, out);
+	for (i = 0; i < doctor_nchecks; i++)
+		doctor_checks[i]->run(in, out);
 	/* fold, bottom up, so a chain (module -> nvml -> cuda) points at its root */
 	for (i = 0; i < out->n; i++) {
 		struct finding *f = &out->v[i];

@@ -5,6 +5,18 @@
  *   doctor_check     every check, bottom up, then echoes folded under their cause
  *
  * The report, human text or JSON, is cmd/'s (cmd/doctor_report.h).
+ *
+ * To add a check you touch:
+ *   1. src/checks/<name>.c: its finding definitions (ids "<name>.<what>", all of its layer), its
+ *      function and `const struct check check_<name>` (catalog.h);
+ *   2. src/checks/catalog.c: its extern and its place in doctor_checks[], bottom up
+ *      (test_checks_host.c's check_table checks the order, the layers and the ids);
+ *   3. docs/findings.md: a section per id (tests/cli/findings_doc.sh checks);
+ *   4. a test: a scenario in tests/scenarios/faults/ with its "expect" (docs/scenarios.md), or a
+ *      unit test when the check reads files a scenario cannot hold.
+ * A new finding in an existing check touches only 1, 3 and 4. A check that needs a fact doctor
+ * does not collect yet also touches host/ (a collector, facts.h) or gpu/ (the probe), and for a
+ * new NVML or CUDA call vendor/ and the fake libraries of tests/nvml-replay/.
  */
 #ifndef GPUVET_DOCTOR_H
 #define GPUVET_DOCTOR_H
@@ -31,25 +43,8 @@ void facts_collect(struct host_facts *f);
 int doctor_collect(struct doctor_input *in, unsigned probe_flags, struct err *e);
 void doctor_input_free(struct doctor_input *in);
 
-/* Run every check and fold symptoms under the lowest failing cause. */
+/* Run every check (catalog.c's table, bottom up) and fold symptoms under the lowest failing
+ * cause. */
 void doctor_check(const struct doctor_input *in, struct findings *out);
-
-/* A check: reads the input, adds findings. */
-typedef void (*check_fn)(const struct doctor_input *in, struct findings *out);
-
-/* checks/<layer>.c */
-void check_platform(const struct doctor_input *in, struct findings *out);
-void check_pci(const struct doctor_input *in, struct findings *out);
-void check_module(const struct doctor_input *in, struct findings *out);
-void check_devices(const struct doctor_input *in, struct findings *out);
-void check_libraries(const struct doctor_input *in, struct findings *out);
-void check_nvml(const struct doctor_input *in, struct findings *out);
-void check_cuda(const struct doctor_input *in, struct findings *out);
-void check_health(const struct doctor_input *in, struct findings *out);
-void check_kernel_log(const struct doctor_input *in, struct findings *out);
-void check_fabric(const struct doctor_input *in, struct findings *out);
-void check_toolkit(const struct doctor_input *in, struct findings *out);
-void check_framework(const struct doctor_input *in, struct findings *out);
-void check_env(const struct doctor_input *in, struct findings *out);
 
 #endif

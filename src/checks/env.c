@@ -19,7 +19,7 @@
 #include "catalog.h"
 #include "doctor.h"
 
-DEFS(defs_env) = {
+static const struct finding_def defs[] = {
 	{"env.ok", LAYER_ENV, "no environment variable hides GPUs or slows CUDA", false},
 	{"env.cuda_visible_devices_hides", LAYER_ENV,
 	 "CUDA_VISIBLE_DEVICES or NVIDIA_VISIBLE_DEVICES hides GPUs from CUDA", false},
@@ -27,7 +27,16 @@ DEFS(defs_env) = {
 	 false},
 	{"env.bad_cuda_var", LAYER_ENV, "a CUDA debugging or profiling variable is set", false},
 };
-DEFS_COUNT(defs_env);
+
+static void run_env(const struct doctor_input *in, struct findings *out);
+
+const struct check check_env = {
+	.name = "env",
+	.layer = LAYER_ENV,
+	.run = run_env,
+	.defs = defs,
+	.ndefs = ARRAY_SIZE(defs),
+};
 
 /* DCGM's list of variables that should not be set on a production machine (catalog row 21),
  * plus CUDA_LAUNCH_BLOCKING. */
@@ -278,7 +287,7 @@ static void check_bad_vars(const struct doctor_input *in, struct findings *out)
 	}
 }
 
-void check_env(const struct doctor_input *in, struct findings *out)
+static void run_env(const struct doctor_input *in, struct findings *out)
 {
 	const struct env_facts *env = &in->facts.env;
 	const int count = nvml_count(&in->sys);

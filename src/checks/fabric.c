@@ -14,14 +14,23 @@
 #include "catalog.h"
 #include "doctor.h"
 
-DEFS(defs_fabric) = {
+static const struct finding_def defs[] = {
 	{"fabric.ok", LAYER_FABRIC, "GPUs are connected as expected", false},
 	{"fabric.manager_missing", LAYER_FABRIC, "NVSwitch system without Fabric Manager", false},
 	{"fabric.incomplete", LAYER_FABRIC, "GPU fabric registration has not completed", false},
 	{"fabric.nvlink_down", LAYER_FABRIC, "a GPU has fewer NVLinks up than its peers", false},
 	{"fabric.p2p_iommu", LAYER_FABRIC, "the IOMMU may block peer-to-peer over PCIe", false},
 };
-DEFS_COUNT(defs_fabric);
+
+static void run_fabric(const struct doctor_input *in, struct findings *out);
+
+const struct check check_fabric = {
+	.name = "fabric",
+	.layer = LAYER_FABRIC,
+	.run = run_fabric,
+	.defs = defs,
+	.ndefs = ARRAY_SIZE(defs),
+};
 
 static const char *fabric_state_name(int64_t s)
 {
@@ -33,7 +42,7 @@ static const char *fabric_state_name(int64_t s)
 	}
 }
 
-void check_fabric(const struct doctor_input *in, struct findings *out)
+static void run_fabric(const struct doctor_input *in, struct findings *out)
 {
 	const struct gpu_system *sys = &in->sys;
 	const struct pci_facts *pci = &in->facts.pci;

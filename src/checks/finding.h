@@ -1,11 +1,11 @@
 /*
  * finding.h: what doctor reports: findings with a stable id, a severity, evidence and a fix.
  *
- * Every id is defined once in the catalog (catalog.c) with its layer and title; docs/
- * findings.md documents each one and a test keeps the two in step. A finding's summary never
- * names its GPU: the output groups identical findings and says "GPU 3 of 8" or "GPUs 0-7".
- * Checks (checks/<layer>.c) only add findings; folding echoes under their cause and printing are
- * done by doctor.c and report.c.
+ * Every id is defined once, with its layer and title, by the check that reports it
+ * (checks/<name>.c; catalog.c's table joins them); docs/findings.md documents each one and a
+ * test keeps the two in step. A finding's summary never names its GPU: the output groups
+ * identical findings and says "GPU 3 of 8" or "GPUs 0-7". Checks only add findings; folding
+ * echoes under their cause and printing are done by doctor.c and cmd/doctor_report.c.
  */
 #ifndef GPUVET_FINDING_H
 #define GPUVET_FINDING_H

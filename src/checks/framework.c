@@ -23,7 +23,7 @@
 #include "doctor.h"
 #include "fixes.h"
 
-DEFS(defs_framework) = {
+static const struct finding_def defs[] = {
 	{"framework.ok", LAYER_FRAMEWORK, "framework builds run on this driver and these GPUs",
 	 false},
 	{"framework.not_judged", LAYER_FRAMEWORK,
@@ -38,7 +38,16 @@ DEFS(defs_framework) = {
 	{"framework.cudnn_shadowed", LAYER_FRAMEWORK,
 	 "an older cuDNN on LD_LIBRARY_PATH replaces the framework's", false},
 };
-DEFS_COUNT(defs_framework);
+
+static void run_framework(const struct doctor_input *in, struct findings *out);
+
+const struct check check_framework = {
+	.name = "framework",
+	.layer = LAYER_FRAMEWORK,
+	.run = run_framework,
+	.defs = defs,
+	.ndefs = ARRAY_SIZE(defs),
+};
 
 /*
  * CUDA Toolkit Release Notes, Table 2: the lowest driver of each CUDA family under minor-version
@@ -753,7 +762,7 @@ static void summarise(const struct judge *j, const struct python_facts *py, stru
 				 j->ccs[k] % 10);
 }
 
-void check_framework(const struct doctor_input *in, struct findings *out)
+static void run_framework(const struct doctor_input *in, struct findings *out)
 {
 	const struct python_facts *py = &in->facts.python;
 	const bool primary_exists = any_primary(py);

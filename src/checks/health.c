@@ -17,7 +17,7 @@
 #include "catalog.h"
 #include "doctor.h"
 
-DEFS(defs_health) = {
+static const struct finding_def defs[] = {
 	{"health.ok", LAYER_HEALTH, "no health problem on this GPU", false},
 	{"health.ecc_uncorrectable", LAYER_HEALTH, "uncorrectable ECC errors since the driver loaded",
 	 false},
@@ -53,7 +53,16 @@ DEFS(defs_health) = {
 	{"health.compute_exclusive", LAYER_HEALTH, "compute mode Exclusive_Process", false},
 	{"health.busy", LAYER_HEALTH, "processes are using the GPU", false},
 };
-DEFS_COUNT(defs_health);
+
+static void run_health(const struct doctor_input *in, struct findings *out);
+
+const struct check check_health = {
+	.name = "health",
+	.layer = LAYER_HEALTH,
+	.run = run_health,
+	.defs = defs,
+	.ndefs = ARRAY_SIZE(defs),
+};
 
 /* Did the PCI layer see this GPU's link in sysfs? */
 static bool sysfs_has_link(const struct doctor_input *in, const struct gpu *g)
@@ -468,7 +477,7 @@ static void persistence(const struct doctor_input *in, struct findings *out)
 		    "nvidia-smi -pm 1)");
 }
 
-void check_health(const struct doctor_input *in, struct findings *out)
+static void run_health(const struct doctor_input *in, struct findings *out)
 {
 	const struct gpu_system *sys = &in->sys;
 	unsigned i;

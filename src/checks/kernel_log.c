@@ -16,11 +16,20 @@
 #include "catalog.h"
 #include "doctor.h"
 
-DEFS(defs_kernel_log) = {
+static const struct finding_def defs[] = {
 	{"kernel_log.ok", LAYER_HEALTH, "no Xid errors in the kernel log", false},
 	{"kernel_log.xid", LAYER_HEALTH, "Xid errors in the kernel log", false},
 };
-DEFS_COUNT(defs_kernel_log);
+
+static void run_kernel_log(const struct doctor_input *in, struct findings *out);
+
+const struct check check_kernel_log = {
+	.name = "kernel_log",
+	.layer = LAYER_HEALTH,
+	.run = run_kernel_log,
+	.defs = defs,
+	.ndefs = ARRAY_SIZE(defs),
+};
 
 enum xid_action {
 	XA_IGNORE,	/* informational */
@@ -175,7 +184,7 @@ static int gpu_for_bdf(const struct gpu_system *sys, const char *bdf)
 	return -1;
 }
 
-void check_kernel_log(const struct doctor_input *in, struct findings *out)
+static void run_kernel_log(const struct doctor_input *in, struct findings *out)
 {
 	const struct kmsg_facts *k = &in->facts.kmsg;
 	bool fallen_reported = findings_has(out, "gpu.fallen_off_bus");

@@ -21,7 +21,7 @@
 #include "doctor.h"
 #include "fixes.h"
 
-DEFS(defs_libraries) = {
+static const struct finding_def defs[] = {
 	{"libraries.ok", LAYER_LIBRARIES, "driver libraries found and matching the kernel module",
 	 false},
 	{"libraries.not_compared", LAYER_LIBRARIES,
@@ -38,7 +38,16 @@ DEFS(defs_libraries) = {
 	{"libraries.shadowed", LAYER_LIBRARIES,
 	 "LD_LIBRARY_PATH puts another driver's library before the installed one", false},
 };
-DEFS_COUNT(defs_libraries);
+
+static void run_libraries(const struct doctor_input *in, struct findings *out);
+
+const struct check check_libraries = {
+	.name = "libraries",
+	.layer = LAYER_LIBRARIES,
+	.run = run_libraries,
+	.defs = defs,
+	.ndefs = ARRAY_SIZE(defs),
+};
 
 /* Did the call whose answer is its return code (nvmlInit, cuInit) run and fail for why? */
 static bool failed_with(const struct num *n, enum val_reason why)
@@ -509,7 +518,7 @@ static void describe(const struct pick *nv, const struct pick *cu, char *out, si
 			cu->version[0] ? cu->version : "(no version in its name)", dc);
 }
 
-void check_libraries(const struct doctor_input *in, struct findings *out)
+static void run_libraries(const struct doctor_input *in, struct findings *out)
 {
 	const struct lib_facts *l = &in->facts.libs;
 	const char *kv_src, *kv = kernel_version(in, &kv_src);

@@ -21,7 +21,7 @@
 #include "doctor.h"
 #include "fixes.h"
 
-DEFS(defs_module) = {
+static const struct finding_def defs[] = {
 	{"module.ok", LAYER_MODULE, "nvidia kernel module loaded", false},
 	{"module.in_container", LAYER_MODULE, "module files and secure boot belong to the host",
 	 false},
@@ -43,7 +43,16 @@ DEFS(defs_module) = {
 	{"module.driver_stalled", LAYER_MODULE, "the driver does not answer reads of its files",
 	 false},
 };
-DEFS_COUNT(defs_module);
+
+static void run_module(const struct doctor_input *in, struct findings *out);
+
+const struct check check_module = {
+	.name = "module",
+	.layer = LAYER_MODULE,
+	.run = run_module,
+	.defs = defs,
+	.ndefs = ARRAY_SIZE(defs),
+};
 
 static bool module_loaded(const struct module_facts *m)
 {
@@ -698,7 +707,7 @@ static void check_driver_stalled(const struct doctor_input *in, struct findings 
 		    first);
 }
 
-void check_module(const struct doctor_input *in, struct findings *out)
+static void run_module(const struct doctor_input *in, struct findings *out)
 {
 	const struct host_facts *h = &in->facts;
 	const struct module_facts *m = &h->module;

@@ -14,7 +14,7 @@
 #include "catalog.h"
 #include "doctor.h"
 
-DEFS(defs_nvml) = {
+static const struct finding_def defs[] = {
 	{"nvml.ok", LAYER_NVML, "NVML initialised and sees every GPU", false},
 	{"nvml.init_failed", LAYER_NVML, "NVML could not initialise", true},
 	{"nvml.no_gpus", LAYER_NVML, "NVML sees no GPU", true},
@@ -24,7 +24,16 @@ DEFS(defs_nvml) = {
 	{"nvml.hung", LAYER_NVML, "a driver call did not return", false},
 	{"nvml.garbage", LAYER_NVML, "NVML returned an implausible answer", false},
 };
-DEFS_COUNT(defs_nvml);
+
+static void run_nvml(const struct doctor_input *in, struct findings *out);
+
+const struct check check_nvml = {
+	.name = "nvml",
+	.layer = LAYER_NVML,
+	.run = run_nvml,
+	.defs = defs,
+	.ndefs = ARRAY_SIZE(defs),
+};
 
 static const char *init_fix(enum val_reason why)
 {
@@ -55,7 +64,7 @@ static unsigned fix_flags_for(enum val_reason why)
 	return 0;
 }
 
-void check_nvml(const struct doctor_input *in, struct findings *out)
+static void run_nvml(const struct doctor_input *in, struct findings *out)
 {
 	const struct gpu_system *sys = &in->sys;
 	const struct pci_facts *pci = &in->facts.pci;

@@ -19,7 +19,7 @@
 #include "doctor.h"
 #include "fixes.h"
 
-DEFS(defs_pci) = {
+static const struct finding_def defs[] = {
 	{"pci.ok", LAYER_PCI, "nvidia gpus on the pci bus", false},
 	{"pci.unreadable", LAYER_PCI, "pci devices could not be listed", false},
 	{"pci.no_gpu", LAYER_PCI, "no nvidia gpu on the pci bus", false},
@@ -35,7 +35,16 @@ DEFS(defs_pci) = {
 	{"gpu.init_failed", LAYER_PCI, "driver could not initialise the gpu", false},
 	{"gpu.excluded", LAYER_PCI, "gpu excluded by the administrator", false},
 };
-DEFS_COUNT(defs_pci);
+
+static void run_pci(const struct doctor_input *in, struct findings *out);
+
+const struct check check_pci = {
+	.name = "pci",
+	.layer = LAYER_PCI,
+	.run = run_pci,
+	.defs = defs,
+	.ndefs = ARRAY_SIZE(defs),
+};
 
 /* The NVML index of the GPU at bdf, or -1. */
 static int gpu_index(const struct gpu_system *sys, const char *bdf)
@@ -522,7 +531,7 @@ static void ok_line(const struct doctor_input *in, struct findings *out)
 	sb_release(&ids);
 }
 
-void check_pci(const struct doctor_input *in, struct findings *out)
+static void run_pci(const struct doctor_input *in, struct findings *out)
 {
 	const struct host_facts *h = &in->facts;
 	size_t start = out->n;

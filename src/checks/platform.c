@@ -14,7 +14,7 @@
 #include "doctor.h"
 #include "fixes.h"
 
-DEFS(defs_platform) = {
+static const struct finding_def defs[] = {
 	{"platform.ok", LAYER_PLATFORM, "platform identified", false},
 	{"platform.os_unknown", LAYER_PLATFORM, "distribution not identified", false},
 	{"platform.container", LAYER_PLATFORM, "running in a container", false},
@@ -30,7 +30,16 @@ DEFS(defs_platform) = {
 	{"platform.read_stalled", LAYER_PLATFORM, "reads of a file do not return", false},
 	{"platform.not_a_file", LAYER_PLATFORM, "a fifo, socket or device where a file belongs", false},
 };
-DEFS_COUNT(defs_platform);
+
+static void run_platform(const struct doctor_input *in, struct findings *out);
+
+const struct check check_platform = {
+	.name = "platform",
+	.layer = LAYER_PLATFORM,
+	.run = run_platform,
+	.defs = defs,
+	.ndefs = ARRAY_SIZE(defs),
+};
 
 static const char *container_marker(const struct platform_facts *p)
 {
@@ -328,7 +337,7 @@ static void ok_line(const struct platform_facts *p, struct findings *out)
 	finding_evidence(f, "user: %s", p->is_root ? "root" : "not root");
 }
 
-void check_platform(const struct doctor_input *in, struct findings *out)
+static void run_platform(const struct doctor_input *in, struct findings *out)
 {
 	const struct platform_facts *p = &in->facts.platform;
 	size_t start = out->n;

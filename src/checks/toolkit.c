@@ -19,7 +19,7 @@
 #include "doctor.h"
 #include "fixes.h"
 
-DEFS(defs_toolkit) = {
+static const struct finding_def defs[] = {
 	{"toolkit.ok", LAYER_TOOLKIT, "CUDA toolkit consistent with the driver", false},
 	{"toolkit.info", LAYER_TOOLKIT, "nvcc on PATH and CUDA_HOME name different toolkits",
 	 false},
@@ -29,7 +29,16 @@ DEFS(defs_toolkit) = {
 	 "the toolkit used for extensions and the framework differ in CUDA major", false},
 	{"toolkit.cuda_home_missing", LAYER_TOOLKIT, "CUDA_HOME names no toolkit", false},
 };
-DEFS_COUNT(defs_toolkit);
+
+static void run_toolkit(const struct doctor_input *in, struct findings *out);
+
+const struct check check_toolkit = {
+	.name = "toolkit",
+	.layer = LAYER_TOOLKIT,
+	.run = run_toolkit,
+	.defs = defs,
+	.ndefs = ARRAY_SIZE(defs),
+};
 
 static int driver_cuda(const struct gpu_system *sys)
 {
@@ -267,7 +276,7 @@ static void check_disagree(const struct doctor_input *in, struct findings *out)
 	free(cmd);
 }
 
-void check_toolkit(const struct doctor_input *in, struct findings *out)
+static void run_toolkit(const struct doctor_input *in, struct findings *out)
 {
 	const struct toolkit_facts *t = &in->facts.toolkit;
 	const struct toolkit *k;

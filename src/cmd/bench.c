@@ -42,8 +42,8 @@ static const char usage[] =
 	"       gpuvet bench --load FILE [--json] [--html FILE]\n"
 	"\n"
 	"Measure what each part of this machine delivers, as a share of what the hardware should,\n"
-	"and where the CPU is still faster. BENCH is one or more of launch, memory, transfer, p2p,\n"
-	"gemm, allreduce and fit, or all (the default). Every result is verified.\n"
+	"and where the CPU is still faster. BENCH is one or more of the benchmarks --list names,\n"
+	"or all (the default). Every result is verified.\n"
 	"\n"
 	"options:\n"
 	"  -i, --gpu IDS        only these GPUs: index, UUID or PCI bus id (comma-separated)\n"
@@ -61,7 +61,7 @@ static const char usage[] =
 
 struct bench_cli {
 	unsigned families;
-	bool named[BENCH_FAMILY_COUNT]; /* named on the command line (not through "all") */
+	unsigned named; /* named on the command line (not through "all") */
 	const char *ids;
 	uint64_t size;
 	double budget;
@@ -91,15 +91,15 @@ struct progress {
 	int done, total;
 };
 
-static void progress_cb(void *arg, int family, const char *what)
+static void progress_cb(void *arg, const struct bench_family *family, const char *what)
 {
 	struct progress *p = arg;
 	char line[160];
 
 	if (!p->on)
 		return;
-	str_fmt(line, sizeof(line), "[%d/%d %s, %.0f s] %s", p->done + 1, p->total,
-		bench_family(family)->name, (double)(now_ns() - p->t0) / 1e9, what);
+	str_fmt(line, sizeof(line), "[%d/%d %s, %.0f s] %s", p->done + 1, p->total, family->name,
+		(double)(now_ns() - p->t0) / 1e9, what);
 	fprintf(stderr, "\r\033[K%s", line);
 	fflush(stderr);
 }
@@ -161,8 +161,8 @@ static int list_benches(void)
 {
 	int f;
 
-	for (f = 0; f < BENCH_FAMILY_COUNT; f++)
-		printf("%-10s %s\n", bench_family(f)->name, bench_family(f)->summary);
+	for (f = 0; f < bench_nfamilies; f++)
+		printf("%-10s %s\n", bench_families[f]->name, bench_families[f]->summary);
 	printf("%-10s %s\n", "all", "every benchmark above, in this order");
 	if (kernels_override())
 		printf("\nkernels: from GPUVET_BENCH_KERNELS=%s\n", kernels_override());
@@ -263,14 +263,26 @@ static int select_gpus(const struct cand *c, int n, const char *ids, int **sel, 
 	return 0;
 }
 
-/* Buffers of --size each family needs on one GPU. */
+/* Buffers of --size the selected benchmarks hold on one GPU at once: the most any one holds. */
 static int size_multiple(unsigned families)
 {
-	if (families & (1u << BENCH_MEMORY))
-		return 3;
-	if (families & ((1u << BENCH_TRANSFER) | (1u << BENCH_P2P)))
-		return 2;
-	return 0;
+	int f, most = 0;
+
+	for (f = 0; f < bench_nfamilies; f++)
+		if ((families & (1u << f)) && bench_families[f]->size_buffers > most)
+			most = bench_families[f]->size_buffers;
+	return most;
+}
+
+/* "unknown benchmark" lists what there is */
+static void print_bench_names(FILE *f)
+{
+	int i;
+
+	fputs("gpuvet: hint: 'gpuvet bench --list' names them: ", f);
+	for (i = 0; i < bench_nfamilies; i++)
+		fprintf(f, "%s, ", bench_families[i]->name);
+	fputs("all\n", f);
 }
 
 static int output(const struct bench_cli *o, json_t *doc)
@@ -384,23 +396,20 @@ static int parse(int argc, char **argv, struct bench_cli *o)
 		int f;
 
 		if (!strcasecmp(argv[i], "all")) {
-			o->families = (1u << BENCH_FAMILY_COUNT) - 1;
+			o->families = (1u << bench_nfamilies) - 1;
 			continue;
 		}
 		f = bench_family_find(argv[i]);
 		if (f < 0) {
 			fprintf(stderr, "gpuvet: error: unknown benchmark '%s'\n", argv[i]);
-			fputs("gpuvet: hint: 'gpuvet bench --list' names them: launch, memory, "
-			      "transfer, "
-			      "p2p, gemm, allreduce, fit, all\n",
-			      stderr);
+			print_bench_names(stderr);
 			return EXIT_USAGE;
 		}
 		o->families |= 1u << f;
-		o->named[f] = true;
+		o->named |= 1u << f;
 	}
 	if (!o->families)
-		o->families = (1u << BENCH_FAMILY_COUNT) - 1;
+		o->families = (1u << bench_nfamilies) - 1;
 	if (o->load && optind < argc)
 		return cmd_usage_error(&cmd_bench,
 				       "--load shows a stored result: name no benchmark");
@@ -408,13 +417,6 @@ static int parse(int argc, char **argv, struct bench_cli *o)
 }
 
 /* ---- the run ----------------------------------------------------------------------------- */
-
-typedef int (*family_fn)(struct bench_env *, struct err *);
-
-static const family_fn family_run[BENCH_FAMILY_COUNT] = {
-	bench_launch_run, bench_memory_run,    bench_transfer_run, bench_p2p_run,
-	bench_gemm_run,   bench_allreduce_run, bench_fit_run,
-};
 
 static void fill_facts(struct bench_gpu *g, const struct cand *c)
 {
@@ -561,7 +563,8 @@ static int run_bench(int argc, char **argv)
 	/* our own handle on the driver, with the calls bench needs, then the libraries: a
 	 * benchmark named on the command line fails without its library */
 	env.opt.families = o.families;
-	if (bench_setup_driver(&env, &e) != 0 || bench_setup_libs(&env, nsel, o.named, &e) != 0) {
+	env.opt.named = o.named;
+	if (bench_setup_driver(&env, &e) != 0 || bench_setup_libs(&env, nsel, &e) != 0) {
 		rc = cmd_report_error(&e);
 		goto out_early;
 	}
@@ -595,7 +598,7 @@ static int run_bench(int argc, char **argv)
 	err_clear(&e);
 	prog.on = isatty(2);
 	prog.t0 = now_ns();
-	for (f = 0; f < BENCH_FAMILY_COUNT; f++)
+	for (f = 0; f < bench_nfamilies; f++)
 		prog.total += (o.families >> f) & 1;
 	env.progress = progress_cb;
 	env.progress_arg = &prog;
@@ -614,19 +617,20 @@ static int run_bench(int argc, char **argv)
 			goto finish;
 		}
 	}
-	for (f = 0; f < BENCH_FAMILY_COUNT && !stop_flag; f++) {
+	for (f = 0; f < bench_nfamilies && !stop_flag; f++) {
+		const struct bench_family *fam = bench_families[f];
+
 		if (!(o.families & (1u << f)))
 			continue;
 		err_clear(&e);
-		bench_progress(&env, f, "starting");
-		if (family_run[f](&env, &e) != 0) {
+		bench_progress(&env, fam, "starting");
+		if (fam->run(&env, &e) != 0) {
 			progress_clear(&prog);
 			if (e.code == EXIT_INTERRUPTED)
 				break;
 			cmd_report_error(&e);
-			json_array_append_new(errors,
-					      json_sprintf("%s: %s", bench_family(f)->name, e.msg));
-			bench_note(&run, f, NOTE_ERROR, "%s", e.msg);
+			json_array_append_new(errors, json_sprintf("%s: %s", fam->name, e.msg));
+			bench_note(&run, fam, NOTE_ERROR, "%s", e.msg);
 			if (exit_code == EXIT_OK)
 				exit_code = e.code ? e.code : EXIT_ERROR;
 		}
@@ -680,8 +684,8 @@ out:
 }
 
 const struct cmd cmd_bench = {
-	"bench",
-	"measure what the GPUs deliver against their peak and against the CPU",
-	usage,
-	run_bench,
+    .name = "bench",
+    .summary = "measure what the GPUs deliver against their peak and against the CPU",
+    .usage = usage,
+    .run = run_bench,
 };

@@ -123,9 +123,9 @@ json_t *bench_doc_build(const struct bench_doc_in *in, struct bench_env *env, js
 	if (getenv("GPUVET_BENCH_KERNELS"))
 		json_object_set_new(v, "kernels_file", json_string(getenv("GPUVET_BENCH_KERNELS")));
 	json_object_set_new(doc, "versions", v);
-	for (f = 0; f < BENCH_FAMILY_COUNT; f++)
+	for (f = 0; f < bench_nfamilies; f++)
 		if (env->opt.families & (1u << f))
-			json_array_append_new(bs, json_string(bench_family(f)->name));
+			json_array_append_new(bs, json_string(bench_families[f]->name));
 	json_object_set_new(opts, "benchmarks", bs);
 	json_object_set_new(opts, "size_bytes",
 			    json_integer((json_int_t)(env->opt.size_bytes ? env->opt.size_bytes

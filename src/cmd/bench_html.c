@@ -467,8 +467,8 @@ char *bench_report_html(json_t *doc)
 			sb_adds(&sb, "<td>none</td></tr>\n");
 	}
 	sb_adds(&sb, "</table>\n");
-	for (fam = 0; fam < BENCH_FAMILY_COUNT; fam++) {
-		const struct bench_family_info *fi = bench_family(fam);
+	for (fam = 0; fam < bench_nfamilies; fam++) {
+		const struct bench_family *fi = bench_families[fam];
 		bool any = false;
 		json_t *r;
 

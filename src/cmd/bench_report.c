@@ -4,8 +4,9 @@
  * One block per benchmark: the headline rows (value, % of the peak the hardware should reach,
  * the spread of the samples, the verification mark, SM clock and power while it ran), then each
  * size sweep folded into one line, then the measured claims (pinned/pageable, mixed precision,
- * crossover) and the notes. The fit benchmark prints its own small table (time per size for
- * CPU, GPU, GPU with transfers).
+ * crossover) and the notes. What differs between benchmarks comes from their descriptors
+ * (struct bench_family): a note under the heading, an HBM traffic column (memory), matrices of
+ * pair results (p2p), or tables by size instead of rows (fit: CPU, GPU, GPU with transfers).
  */
 #include <math.h>
 #include <stdio.h>
@@ -226,20 +227,12 @@ static void print_sweeps(FILE *f, json_t *results, const char *family)
 	json_decref(done);
 }
 
-/* The GPU<->GPU headline figures as source x destination matrices. */
-static void print_p2p_matrices(FILE *f, json_t *results)
+/* The headline figures of fam's pair tests as source x destination matrices. */
+static void print_matrices(FILE *f, json_t *results, const struct bench_family *fam)
 {
-	static const struct {
-		const char *test, *title;
-	} m[] = {
-		{"write_ce", "write, copy engine, P2P on (GB/s)"},
-		{"read_ce", "read, copy engine, P2P on (GB/s)"},
-		{"copy_p2p_off", "copy, P2P off (GB/s)"},
-		{"latency_p2p_on", "4-byte copy latency, P2P on (us)"},
-		{"latency_p2p_off", "4-byte copy latency, P2P off (us)"},
-	};
+	const struct bench_matrix *m;
 	long long ids[16];
-	int n = 0, i, a, b;
+	int n = 0, a, b;
 	size_t k;
 	json_t *r;
 
@@ -248,7 +241,7 @@ static void print_p2p_matrices(FILE *f, json_t *results)
 		long long v[2];
 		int t, j;
 
-		if (strcmp(bench_json_str(r, "bench"), "p2p") || !json_is_integer(g) ||
+		if (strcmp(bench_json_str(r, "bench"), fam->name) || !json_is_integer(g) ||
 		    !json_is_integer(p))
 			continue;
 		v[0] = json_integer_value(g);
@@ -262,15 +255,16 @@ static void print_p2p_matrices(FILE *f, json_t *results)
 	}
 	if (n < 2)
 		return;
-	for (i = 0; i < (int)ARRAY_SIZE(m); i++) {
+	for (m = fam->matrices; m->test; m++) {
 		bool any = false;
 
 		json_array_foreach(results, k, r) any |=
-		    !strcmp(bench_json_str(r, "bench"), "p2p") &&
-		    !strcmp(bench_json_str(r, "test"), m[i].test);
+		    !strcmp(bench_json_str(r, "bench"), fam->name) &&
+		    !strcmp(bench_json_str(r, "test"), m->test);
 		if (!any)
 			continue;
-		fprintf(f, "  %s%s, from row to column:%s\n  %8s", c_dim(), m[i].title, c_reset(), "");
+		fprintf(f, "  %s%s, from row to column:%s\n  %8s", c_dim(), m->title, c_reset(),
+			"");
 		for (b = 0; b < n; b++)
 			fprintf(f, " %8lld", ids[b]);
 		fputc('\n', f);
@@ -281,8 +275,8 @@ static void print_p2p_matrices(FILE *f, json_t *results)
 				char v[24] = "-";
 
 				json_array_foreach(results, k, r) {
-					if (strcmp(bench_json_str(r, "bench"), "p2p") ||
-					    strcmp(bench_json_str(r, "test"), m[i].test) ||
+					if (strcmp(bench_json_str(r, "bench"), fam->name) ||
+					    strcmp(bench_json_str(r, "test"), m->test) ||
 					    !json_is_true(json_object_get(r, "headline")) ||
 					    json_integer_value(json_object_get(r, "gpu")) !=
 						ids[a] ||
@@ -304,7 +298,7 @@ static void print_p2p_matrices(FILE *f, json_t *results)
 	}
 }
 
-static json_t *find_fit(json_t *results, const char *plot, const char *series, double size)
+static json_t *find_point(json_t *results, const char *plot, const char *series, double size)
 {
 	size_t i;
 	json_t *r;
@@ -315,16 +309,17 @@ static json_t *find_fit(json_t *results, const char *plot, const char *series, d
 	return NULL;
 }
 
-static void print_fit(FILE *f, json_t *results)
+/* fam's sweeps as tables: a row per size, a column per series, then how the first column ran
+ * (the label of its largest size: "CPU: ... 64 threads, avx512"). */
+static void print_size_tables(FILE *f, json_t *results, const struct bench_family *fam)
 {
-	static const char *const plots[] = {"fit-axpy", "fit-matmul"};
-	static const char *const series[] = {"CPU, all cores", "GPU, data on GPU",
-					     "GPU, incl. transfers"};
-	size_t p, i;
+	const struct bench_size_table *t;
+	const struct bench_size_column *c;
+	size_t i;
 
-	for (p = 0; p < 2; p++) {
+	for (t = fam->size_tables; t->plot; t++) {
 		json_t *r, *sizes = json_array();
-		const char *title = NULL;
+		const char *unit = NULL;
 
 		json_array_foreach(results, i, r)
 		{
@@ -332,10 +327,10 @@ static void print_fit(FILE *f, json_t *results)
 			json_t *s;
 			bool seen = false;
 
-			if (strcmp(bench_json_str(r, "plot"), plots[p]))
+			if (strcmp(bench_json_str(r, "plot"), t->plot))
 				continue;
-			if (!title)
-				title = bench_json_str(r, "label");
+			if (!unit)
+				unit = bench_json_str(r, "size_unit");
 			json_array_foreach(sizes, k, s) if (json_number_value(s) ==
 							    bench_json_num(r, "size", 0)) seen =
 			    true;
@@ -346,34 +341,34 @@ static void print_fit(FILE *f, json_t *results)
 		if (json_array_size(sizes)) {
 			json_t *s;
 
-			fprintf(f, "  %s%s%s\n", c_bold(),
-				p ? "matmul C = A.B, fp32 (ms per operation)"
-				  : "element-wise z = a*x + y (ms per operation)",
-				c_reset());
-			fprintf(f, "  %-10s %12s %12s %16s  %s\n", "elements", "CPU", "GPU",
-				"GPU+transfers", "check");
+			fprintf(f, "  %s%s%s\n", c_bold(), t->title, c_reset());
+			fprintf(f, "  %-10s", unit);
+			for (c = fam->size_columns; c->series; c++)
+				fprintf(f, " %*s", c->width, c->heading);
+			fprintf(f, "  %s\n", "check");
 			json_array_foreach(sizes, i, s)
 			{
 				double sz = json_number_value(s);
-				char cells[3][24], szs[24];
+				char szs[24];
 				const char *check = "ok";
-				int v;
 
-				bench_fmt_size(sz, "elements", szs, sizeof(szs));
-				for (v = 0; v < 3; v++) {
-					json_t *q = find_fit(results, plots[p], series[v], sz);
+				bench_fmt_size(sz, unit, szs, sizeof(szs));
+				fprintf(f, "  %-10s", szs);
+				for (c = fam->size_columns; c->series; c++) {
+					json_t *q = find_point(results, t->plot, c->series, sz);
+					char cell[24];
 
 					if (q) {
 						bench_fmt_value(bench_json_num(q, "median", NAN),
-								cells[v], sizeof(cells[v]));
+								cell, sizeof(cell));
 						if (json_is_false(json_object_get(q, "verified")))
 							check = "FAILED";
 					} else {
-						str_copy(cells[v], "not run", sizeof(cells[v]));
+						str_copy(cell, "not run", sizeof(cell));
 					}
+					fprintf(f, " %*s", c->width, cell);
 				}
-				fprintf(f, "  %-10s %12s %12s %16s  %s\n", szs, cells[0], cells[1],
-					cells[2], check);
+				fprintf(f, "  %s\n", check);
 			}
 		}
 		json_decref(sizes);
@@ -381,15 +376,15 @@ static void print_fit(FILE *f, json_t *results)
 	{
 		json_t *r, *last = NULL;
 
-		/* the CPU row of the largest size says how many threads it ran on */
-		json_array_foreach(results, i,
-				   r) if (!strcmp(bench_json_str(r, "bench"), "fit") &&
-					  !strcmp(bench_json_str(r, "series"), series[0]) &&
-					  (!last || bench_json_num(r, "size", 0) >=
-							bench_json_num(last, "size", 0))) last = r;
+		json_array_foreach(
+		    results, i,
+		    r) if (!strcmp(bench_json_str(r, "bench"), fam->name) &&
+			   !strcmp(bench_json_str(r, "series"), fam->size_columns[0].series) &&
+			   (!last || bench_json_num(r, "size", 0) >=
+					 bench_json_num(last, "size", 0))) last = r;
 		if (last)
-			fprintf(f, "  %sCPU: %s%s\n", c_dim(), bench_json_str(last, "label"),
-				c_reset());
+			fprintf(f, "  %s%s: %s%s\n", c_dim(), fam->size_columns[0].heading,
+				bench_json_str(last, "label"), c_reset());
 	}
 }
 
@@ -403,9 +398,9 @@ void bench_report_table(FILE *f, json_t *doc)
 	long long unverified = 0;
 
 	print_header(f, doc);
-	for (fam = 0; fam < BENCH_FAMILY_COUNT; fam++) {
-		const struct bench_family_info *fi = bench_family(fam);
-		bool any = false, memory = fam == BENCH_MEMORY;
+	for (fam = 0; fam < bench_nfamilies; fam++) {
+		const struct bench_family *fi = bench_families[fam];
+		bool any = false, traffic = fi->traffic_column;
 		json_t *r;
 
 		json_array_foreach(results, i, r) any |=
@@ -415,13 +410,10 @@ void bench_report_table(FILE *f, json_t *doc)
 		if (!any)
 			continue;
 		fprintf(f, "\n%s== %s ==%s\n", c_bold(), fi->title, c_reset());
-		if (memory)
-			fputs("  rate: bytes as the test counts them (a copy counts each byte "
-			      "once); HBM "
-			      "traffic: bytes read + written\n",
-			      f);
-		if (fam == BENCH_FIT) {
-			print_fit(f, results);
+		if (fi->table_note)
+			fprintf(f, "  %s\n", fi->table_note);
+		if (fi->size_tables) {
+			print_size_tables(f, results, fi);
 		} else {
 			bool header = false;
 
@@ -431,7 +423,7 @@ void bench_report_table(FILE *f, json_t *doc)
 				    !json_is_true(json_object_get(r, "headline")))
 					continue;
 				if (!header) {
-					if (memory)
+					if (traffic)
 						fprintf(f,
 							"  %s%-5s %-40s %9s %12s %12s %7s  %-26s "
 							"%-6s %s%s\n",
@@ -448,11 +440,11 @@ void bench_report_table(FILE *f, json_t *doc)
 							"SM clock, power", c_reset());
 					header = true;
 				}
-				print_row(f, r, memory);
+				print_row(f, r, traffic);
 			}
 			print_sweeps(f, results, fi->name);
-			if (fam == BENCH_P2P)
-				print_p2p_matrices(f, results);
+			if (fi->matrices)
+				print_matrices(f, results, fi);
 		}
 		json_array_foreach(sums, i, x) if (!strcmp(bench_json_str(x, "bench"), fi->name))
 		    fprintf(f, "  %s=>%s %s\n", c_cyan(), c_reset(), bench_json_str(x, "text"));

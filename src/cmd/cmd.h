@@ -2,6 +2,17 @@
  * cmd.h: the command table. One file per command in src/cmd/, each exporting one struct cmd;
  * main.c lists them, sorted by name, in commands[]. A command's run() talks to the user and
  * returns the process exit code (util/err.h); everything below cmd/ only returns values.
+ *
+ * To add a command you touch:
+ *   1. src/cmd/<name>.c: its usage text, its run() and `const struct cmd cmd_<name>`, with
+ *      designated initialisers (.name, .summary, .usage, .run);
+ *   2. cmd.h: its extern below;
+ *   3. src/main.c: its place in commands[], sorted by name;
+ *   4. docs/cmd/<name>.md: its page, titled "# gpuvet <name>", with --help's synopsis lines in its
+ *      first code block and every option of --help named (tests/cli/cmd_docs.sh checks both, and
+ *      the order of commands[]);
+ *   5. tests/cli/<name>.sh: its CLI tests (tests/run.sh runs every script there);
+ *   6. README.md: its row in the table of commands.
  */
 #ifndef GPUVET_CMD_H
 #define GPUVET_CMD_H

@@ -20,6 +20,7 @@
 
 static const char usage[] =
 	"usage: gpuvet doctor [--json] [-v]\n"
+	"       gpuvet doctor --list-findings\n"
 	"\n"
 	"Check the GPU stack from the bottom up: PCI devices, the kernel module and its files,\n"
 	"device nodes, the driver libraries, NVML, CUDA, GPU health (ECC, PCIe, clocks, power,\n"
@@ -105,6 +106,8 @@ static int run_doctor(int argc, char **argv)
 }
 
 const struct cmd cmd_doctor = {
-	"doctor", "check the GPU stack bottom up and say how to fix what is broken", usage,
-	run_doctor,
+	.name = "doctor",
+	.summary = "check the GPU stack bottom up and say how to fix what is broken",
+	.usage = usage,
+	.run = run_doctor,
 };

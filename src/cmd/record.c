@@ -165,5 +165,8 @@ static int run_record(int argc, char **argv)
 }
 
 const struct cmd cmd_record = {
-	"record", "write a replayable snapshot of this machine", usage, run_record,
+	.name = "record",
+	.summary = "write a replayable snapshot of this machine",
+	.usage = usage,
+	.run = run_record,
 };

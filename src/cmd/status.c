@@ -497,5 +497,8 @@ out:
 }
 
 const struct cmd cmd_status = {
-	"status", "one line per GPU, or nvidia-smi style --query CSV", usage, run_status,
+	.name = "status",
+	.summary = "one line per GPU, or nvidia-smi style --query CSV",
+	.usage = usage,
+	.run = run_status,
 };

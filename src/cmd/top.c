@@ -234,5 +234,8 @@ static int run_top(int argc, char **argv)
 }
 
 const struct cmd cmd_top = {
-	"top", "a live screen of GPUs and their processes (--once for one frame)", usage, run_top,
+	.name = "top",
+	.summary = "a live screen of GPUs and their processes (--once for one frame)",
+	.usage = usage,
+	.run = run_top,
 };

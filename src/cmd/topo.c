@@ -247,5 +247,8 @@ out:
 }
 
 const struct cmd cmd_topo = {
-	"topo", "how the GPUs connect: NVLink, PCIe, P2P, CPU and NUMA affinity", usage, run_topo,
+	.name = "topo",
+	.summary = "how the GPUs connect: NVLink, PCIe, P2P, CPU and NUMA affinity",
+	.usage = usage,
+	.run = run_topo,
 };

@@ -650,5 +650,8 @@ static int run_watch(int argc, char **argv)
 }
 
 const struct cmd cmd_watch = {
-	"watch", "a line per GPU per interval (dmon for any number of GPUs)", usage, run_watch,
+	.name = "watch",
+	.summary = "a line per GPU per interval (dmon for any number of GPUs)",
+	.usage = usage,
+	.run = run_watch,
 };

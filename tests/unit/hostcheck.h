@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "checks/catalog.h"
 #include "checks/doctor.h"
 #include "gpu/reason.h"
 #include "test.h"
@@ -80,13 +81,22 @@ static UNUSED void dump(void)
 		       fs.v[i].summary);
 }
 
+/* The host layers' checks (catalog.c's table), bottom up. */
 static UNUSED void run_checks(void)
 {
+	static const char *const host_checks[] = {"platform", "pci", "module", "devices"};
+	size_t i;
+
 	findings_free(&fs);
-	check_platform(in, &fs);
-	check_pci(in, &fs);
-	check_module(in, &fs);
-	check_devices(in, &fs);
+	for (i = 0; i < ARRAY_SIZE(host_checks); i++) {
+		const struct check *c = check_find(host_checks[i]);
+
+		if (!c) {
+			printf("FAIL no check called '%s' in the catalog\n", host_checks[i]);
+			exit(1);
+		}
+		c->run(in, &fs);
+	}
 	if (getenv("GPUVET_TEST_DUMP"))
 		dump();
 }

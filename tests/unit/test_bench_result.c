@@ -1,5 +1,6 @@
 /* test_bench_result.c: bench's run bookkeeping and its JSON (src/bench/result*.c), sizes as
- * people write them, benchmark names, and CPU lists (src/bench/cpu.c). */
+ * people write them, the table of benchmarks and their names (src/bench/family.c), and CPU
+ * lists (src/bench/cpu.c). */
 #include <jansson.h>
 #include <math.h>
 #include <sched.h>
@@ -46,19 +47,84 @@ static void sizes_format(void)
 	CHECK_STR(b, "8 GiB");
 }
 
+/* The benchmark named name (a test's own lookup, so a wrong index cannot hide). */
+static const struct bench_family *fam(const char *name)
+{
+	int i;
+
+	for (i = 0; i < bench_nfamilies; i++)
+		if (strcmp(bench_families[i]->name, name) == 0)
+			return bench_families[i];
+	return NULL;
+}
+
+static const char *found(const char *name)
+{
+	int i = bench_family_find(name);
+
+	return i >= 0 ? bench_families[i]->name : NULL;
+}
+
 static void family_names(void)
 {
-	CHECK(bench_family_find("memory") == BENCH_MEMORY);
-	CHECK(bench_family_find("MEMORY") == BENCH_MEMORY);
-	CHECK(bench_family_find("hbm") == BENCH_MEMORY);
-	CHECK(bench_family_find("nccl") == BENCH_ALLREDUCE);
-	CHECK(bench_family_find("h2d") == BENCH_TRANSFER);
-	CHECK(bench_family_find("fit") == BENCH_FIT);
+	CHECK_STR(found("memory"), "memory");
+	CHECK_STR(found("MEMORY"), "memory");
+	CHECK_STR(found("hbm"), "memory");
+	CHECK_STR(found("nccl"), "allreduce");
+	CHECK_STR(found("h2d"), "transfer");
+	CHECK_STR(found("fit"), "fit");
 	CHECK(bench_family_find("me") == -1);
 	CHECK(bench_family_find("all") == -1);
 	CHECK(bench_family_find("bogus") == -1);
-	CHECK(bench_family(BENCH_FAMILY_COUNT) == NULL);
-	CHECK_STR(bench_family(BENCH_GEMM)->name, "gemm");
+}
+
+/* Every name and alias on the command line means one benchmark, "all" none of them. */
+static void family_names_unique(void)
+{
+	int i;
+
+	for (i = 0; i < bench_nfamilies; i++) {
+		const struct bench_family *f = bench_families[i];
+		char aliases[128], *tok, *save = NULL;
+
+		CHECK(bench_family_find(f->name) == i);
+		CHECK(strcmp(f->name, "all") != 0);
+		str_copy(aliases, f->aliases ? f->aliases : "", sizeof(aliases));
+		for (tok = strtok_r(aliases, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+			CHECK(bench_family_find(tok) == i);
+			CHECK(strcasecmp(tok, "all") != 0);
+		}
+	}
+}
+
+/* Each descriptor says all it must: the run, the texts, what it needs and how it is shown. */
+static void family_table(void)
+{
+	int i;
+
+	CHECK(bench_nfamilies >= 7 && bench_nfamilies <= 32);
+	/* fit runs last: what the other figures explain */
+	CHECK_STR(bench_families[bench_nfamilies - 1]->name, "fit");
+	for (i = 0; i < bench_nfamilies; i++) {
+		const struct bench_family *f = bench_families[i];
+		size_t k;
+
+		CHECK(f->name && f->summary && f->title && f->run);
+		for (k = 0; f->name[k]; k++)
+			CHECK((f->name[k] >= 'a' && f->name[k] <= 'z') ||
+			      (f->name[k] >= '0' && f->name[k] <= '9'));
+		CHECK(strlen(f->name) <= 10); /* --list's column */
+		CHECK(f->min_gpus >= 1 && f->size_buffers >= 0);
+		CHECK((f->libs_required & ~f->libs) == 0);
+		CHECK(!f->size_tables || (f->size_columns && f->size_columns[0].series));
+		CHECK(!(f->size_tables && f->matrices)); /* tables replace the rows */
+	}
+	/* what the table relies on, by benchmark */
+	CHECK(fam("memory") && fam("memory")->traffic_column && fam("memory")->size_buffers == 3);
+	CHECK(fam("p2p") && fam("p2p")->matrices && fam("p2p")->min_gpus == 2);
+	CHECK(fam("gemm") && fam("gemm")->libs_required == BENCH_LIB_CUBLASLT);
+	CHECK(fam("fit") && fam("fit")->libs == BENCH_LIB_CUBLASLT && !fam("fit")->libs_required);
+	CHECK(fam("allreduce") && fam("allreduce")->libs_required == BENCH_LIB_NCCL);
 }
 
 static void cpulists(void)
@@ -82,7 +148,7 @@ static void run_to_json(void)
 	json_t *j, *res, *x;
 
 	bench_run_init(&run);
-	r = bench_run_add(&run, BENCH_MEMORY, "copy_kernel", "copy, our kernel");
+	r = bench_run_add(&run, fam("memory"), "copy_kernel", "copy, our kernel");
 	r->gpu = 0;
 	r->size = 1 << 30;
 	str_copy(r->size_unit, "B", sizeof(r->size_unit));
@@ -92,19 +158,19 @@ static void run_to_json(void)
 	r->peak = 4815;
 	r->verified = VERIFY_OK;
 	r->headline = true;
-	r = bench_run_add(&run, BENCH_P2P, "latency_p2p_on", "latency");
+	r = bench_run_add(&run, fam("p2p"), "latency_p2p_on", "latency");
 	r->gpu = 0;
 	r->peer = 1;
 	r->lower_better = true;
 	str_copy(r->unit, "us", sizeof(r->unit));
 	bench_result_set_samples(r, v, 1);
 	r->verified = VERIFY_FAILED;
-	bench_run_add(&run, BENCH_LAUNCH, "launch", "launch");
-	bench_note(&run, BENCH_GEMM, NOTE_SKIP, "no %s here", "cuBLASLt");
-	bench_summary(&run, BENCH_FIT, "axpy_crossover_elements", NAN, "elements", "never");
-	bench_summary(&run, BENCH_GEMM, "gpu0_bf16_over_fp32", 15.5, "x", "bf16 is %.1fx", 15.5);
-	bench_plot(&run, BENCH_MEMORY, "memory-size", "t", "x", "y", false);
-	bench_plot(&run, BENCH_MEMORY, "memory-size", "again", "x", "y", true);
+	bench_run_add(&run, fam("launch"), "launch", "launch");
+	bench_note(&run, fam("gemm"), NOTE_SKIP, "no %s here", "cuBLASLt");
+	bench_summary(&run, fam("fit"), "axpy_crossover_elements", NAN, "elements", "never");
+	bench_summary(&run, fam("gemm"), "gpu0_bf16_over_fp32", 15.5, "x", "bf16 is %.1fx", 15.5);
+	bench_plot(&run, fam("memory"), "memory-size", "t", "x", "y", false);
+	bench_plot(&run, fam("memory"), "memory-size", "again", "x", "y", true);
 	CHECK(bench_run_failed(&run) == 1);
 	CHECK(run.nplots == 1);
 
@@ -148,6 +214,8 @@ int main(void)
 	RUN(sizes_parse);
 	RUN(sizes_format);
 	RUN(family_names);
+	RUN(family_names_unique);
+	RUN(family_table);
 	RUN(cpulists);
 	RUN(run_to_json);
 	return TEST_DONE();

@@ -486,6 +486,41 @@ static void catalog_entries(void)
 	CHECK(!finding_def_find("module.missing_for_kernel")->symptom);
 }
 
+/* The table of checks (catalog.c): bottom up, every layer covered, and each check's findings of
+ * its own layer and named after it; the catalog is their definitions, in the table's order. */
+static void check_table(void)
+{
+	size_t i, k, n, at = 0;
+	const struct finding_def *all = finding_defs(&n);
+	bool layer_seen[LAYER_COUNT] = {false};
+
+	CHECK(doctor_nchecks >= 13);
+	for (i = 0; i < doctor_nchecks; i++) {
+		const struct check *c = doctor_checks[i];
+		char prefix[48];
+
+		CHECK(c->name && c->run && c->defs && c->ndefs > 0);
+		CHECK(check_find(c->name) == c);
+		CHECK(c->layer < LAYER_COUNT);
+		CHECK(i == 0 || doctor_checks[i - 1]->layer <= c->layer);
+		layer_seen[c->layer] = true;
+		str_fmt(prefix, sizeof(prefix), "%s.", c->name);
+		for (k = 0; k < c->ndefs; k++, at++) {
+			const struct finding_def *d = &c->defs[k];
+
+			CHECK(d->layer == c->layer);
+			CHECK(str_starts(d->id, prefix) ||
+			      (!strcmp(c->name, "pci") && str_starts(d->id, "gpu.")));
+			CHECK(at < n && !strcmp(all[at].id, d->id));
+			CHECK(finding_def_find(d->id) == &all[at]);
+		}
+	}
+	CHECK(at == n);
+	for (i = 0; i < LAYER_COUNT; i++)
+		CHECK(layer_seen[i]);
+	CHECK(check_find("nonexistent") == NULL);
+}
+
 /* Issue 8: a group's name comes from the machine (/etc/group); pasted, the fix must run
  * nothing it holds ($USER stays for the shell to expand). */
 static void machine_values_quoted_in_fixes(void)
@@ -517,6 +552,7 @@ int main(void)
 	RUN(row33_wsl_faults);
 	RUN(platform_notes);
 	RUN(catalog_entries);
+	RUN(check_table);
 	RUN(machine_values_quoted_in_fixes);
 	findings_free(&fs);
 	free(in);

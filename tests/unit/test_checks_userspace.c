@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 
+#include "checks/catalog.h"
 #include "checks/doctor.h"
 #include "gpu/reason.h"
 #include "fakeroot.h"
@@ -153,10 +154,22 @@ static struct doctor_input *h200(void)
 	return in;
 }
 
-static void run(const struct doctor_input *in, struct findings *fs, check_fn fn)
+/* Run the check called name (catalog.c's table) on its own. */
+static void run_one(const char *name, const struct doctor_input *in, struct findings *fs)
+{
+	const struct check *c = check_find(name);
+
+	if (!c) {
+		printf("FAIL no check called '%s' in the catalog\n", name);
+		exit(1);
+	}
+	c->run(in, fs);
+}
+
+static void run(const struct doctor_input *in, struct findings *fs, const char *check)
 {
 	memset(fs, 0, sizeof(*fs));
-	fn(in, fs);
+	run_one(check, in, fs);
 }
 
 static const struct finding *find(const struct findings *fs, const char *id)
@@ -213,7 +226,7 @@ static void h200_is_clean(void)
 	struct findings fs;
 	const struct finding *f;
 
-	run(in, &fs, check_libraries);
+	run(in, &fs, "libraries");
 	CHECK(findings_worst(&fs) == SEV_OK);
 	f = find(&fs, "libraries.ok");
 	CHECK_STR(f ? f->summary : NULL, "libnvidia-ml 580.159.04 and libcuda 580.159.04 from "
@@ -221,14 +234,14 @@ static void h200_is_clean(void)
 	CHECK(evidence_has(f, "/proc/driver/nvidia/version: 580.159.04"));
 	findings_free(&fs);
 
-	run(in, &fs, check_toolkit);
+	run(in, &fs, "toolkit");
 	CHECK(findings_worst(&fs) == SEV_OK);
 	f = find(&fs, "toolkit.ok");
 	CHECK_STR(f ? f->summary : NULL, "CUDA toolkit 13.0 at /usr/local/cuda-13.0 (nvcc on PATH); "
 					 "the driver supports CUDA up to 13.0");
 	findings_free(&fs);
 
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	CHECK(findings_worst(&fs) == SEV_OK);
 	CHECK(fs.n == 1);
 	f = find(&fs, "framework.ok");
@@ -238,7 +251,7 @@ static void h200_is_clean(void)
 	CHECK(evidence_has(f, "cuDriverGetVersion: 13000 (the driver supports CUDA up to 13.0)"));
 	findings_free(&fs);
 
-	run(in, &fs, check_env);
+	run(in, &fs, "env");
 	CHECK(findings_worst(&fs) == SEV_OK);
 	f = find(&fs, "env.ok");
 	CHECK(summary_has(f, "CUDA_VISIBLE_DEVICES unset"));
@@ -260,7 +273,7 @@ static void row12_nvml_missing(void)
 	in->sys.nvml_lib.loaded = false;
 	str_copy(in->sys.nvml_lib.error, "libnvidia-ml.so.1: cannot open shared object file",
 		 sizeof(in->sys.nvml_lib.error));
-	run(in, &fs, check_libraries);
+	run(in, &fs, "libraries");
 	f = find(&fs, "libraries.nvml_missing");
 	CHECK(f && f->sev == SEV_FAIL && f->gpu == -1);
 	CHECK(complete(f));
@@ -276,11 +289,11 @@ static void row12_nvml_missing(void)
 
 	/* the same on Fedora, and in a container */
 	in->facts.platform.pkg = PKG_DNF;
-	run(in, &fs, check_libraries);
+	run(in, &fs, "libraries");
 	CHECK(fix_has(find(&fs, "libraries.nvml_missing"), "sudo dnf install nvidia-driver-cuda-libs"));
 	findings_free(&fs);
 	in->facts.platform.container = true;
-	run(in, &fs, check_libraries);
+	run(in, &fs, "libraries");
 	CHECK(fix_has(find(&fs, "libraries.nvml_missing"), "--gpus all"));
 	findings_free(&fs);
 	free(in);
@@ -297,7 +310,7 @@ static void row12_cuda_missing_without_probe(void)
 	memset(&in->facts.libs.libcuda, 0, sizeof(in->facts.libs.libcuda));
 	cand(&in->facts.libs.libcuda, "libcuda.so", "/usr/lib64/libcuda.so", "/usr/lib64/libcuda.so",
 	     "", LIBSRC_LDCACHE);
-	run(in, &fs, check_libraries);
+	run(in, &fs, "libraries");
 	f = find(&fs, "libraries.cuda_missing");
 	CHECK(f && f->sev == SEV_FAIL && complete(f));
 	CHECK(evidence_has(f, "/etc/ld.so.cache: lists other copies only"));
@@ -308,7 +321,7 @@ static void row12_cuda_missing_without_probe(void)
 	in = (free(in), h200());
 	in->sys.cuda_lib.loaded = false;
 	str_copy(in->sys.cuda_lib.error, "wrong ELF class: ELFCLASS32", sizeof(in->sys.cuda_lib.error));
-	run(in, &fs, check_libraries);
+	run(in, &fs, "libraries");
 	f = find(&fs, "libraries.cuda_missing");
 	CHECK(summary_has(f, "was found at /usr/local/nvidia/lib64/libcuda.so.1 but could not be loaded"));
 	CHECK(evidence_has(f, "wrong ELF class"));
@@ -334,7 +347,7 @@ static void row13_stub_first(void)
 		 sizeof(in->sys.cuda_lib.path));
 	in->sys.cuda_lib.version[0] = '\0';
 	reason_set_call(&in->sys.cuda_init, LIB_CUDA, "cuInit", 34);
-	run(in, &fs, check_libraries);
+	run(in, &fs, "libraries");
 	f = find(&fs, "libraries.cuda_stub");
 	CHECK(f && f->sev == SEV_FAIL && complete(f));
 	CHECK(summary_has(f, "/usr/local/cuda/lib64/stubs"));
@@ -362,7 +375,7 @@ static void row13_stub_for_unversioned_name(void)
 	     "/usr/local/cuda-13.0/lib64/stubs/libcuda.so", "", LIBSRC_LD_LIBRARY_PATH);
 	cand(&l->libcuda, "libcuda.so.1", "/usr/local/nvidia/lib64/libcuda.so.1",
 	     "/usr/local/nvidia/lib64/libcuda.so.580.159.04", "580.159.04", LIBSRC_LDCACHE);
-	run(in, &fs, check_libraries);
+	run(in, &fs, "libraries");
 	f = find(&fs, "libraries.cuda_stub");
 	CHECK(f && f->sev == SEV_WARN && complete(f));
 	CHECK(fix_has(f, "unset LD_LIBRARY_PATH"));
@@ -371,7 +384,7 @@ static void row13_stub_for_unversioned_name(void)
 	/* the negative: no stub anywhere */
 	free(in);
 	in = h200();
-	run(in, &fs, check_libraries);
+	run(in, &fs, "libraries");
 	CHECK(!find(&fs, "libraries.cuda_stub"));
 	findings_free(&fs);
 	free(in);
@@ -393,7 +406,7 @@ static void row14_compat(void)
 		 sizeof(in->sys.cuda_lib.path));
 	str_copy(in->sys.cuda_lib.version, "590.44.01", sizeof(in->sys.cuda_lib.version));
 	reason_set_call(&in->sys.cuda_init, LIB_CUDA, "cuInit", 804);
-	run(in, &fs, check_libraries);
+	run(in, &fs, "libraries");
 	f = find(&fs, "libraries.cuda_compat");
 	CHECK(f && f->sev == SEV_FAIL && complete(f));
 	CHECK(summary_has(f, "does not support forward compatibility"));
@@ -405,7 +418,7 @@ static void row14_compat(void)
 
 	/* where the GPU accepts it (data-center parts), it is information */
 	reason_set_call(&in->sys.cuda_init, LIB_CUDA, "cuInit", 0);
-	run(in, &fs, check_libraries);
+	run(in, &fs, "libraries");
 	f = find(&fs, "libraries.cuda_compat");
 	CHECK(f && f->sev == SEV_INFO);
 	CHECK(findings_worst(&fs) == SEV_INFO);
@@ -439,7 +452,7 @@ static void row7_version_mismatch(void)
 		 sizeof(sys->cuda_lib.path));
 	str_copy(sys->cuda_lib.version, "550.144.03", sizeof(sys->cuda_lib.version));
 	reason_set_call(&sys->cuda_init, LIB_CUDA, "cuInit", 803);
-	run(in, &fs, check_libraries);
+	run(in, &fs, "libraries");
 	f = find(&fs, "libraries.version_mismatch");
 	CHECK(f && f->sev == SEV_FAIL && complete(f));
 	CHECK(count_id(&fs, "libraries.version_mismatch") == 1);
@@ -456,7 +469,7 @@ static void row7_version_mismatch(void)
 
 	/* no readable module version, but NVML's own answer says it */
 	in->facts.module.version[0] = '\0';
-	run(in, &fs, check_libraries);
+	run(in, &fs, "libraries");
 	f = find(&fs, "libraries.version_mismatch");
 	CHECK(f && f->sev == SEV_FAIL);
 	CHECK(evidence_has(f, "/proc/driver/nvidia/version: unreadable"));
@@ -482,7 +495,7 @@ static void row7_shadowed_by_ld_library_path(void)
 		 sizeof(in->sys.cuda_lib.path));
 	str_copy(in->sys.cuda_lib.version, "535.54.03", sizeof(in->sys.cuda_lib.version));
 	reason_set_call(&in->sys.cuda_init, LIB_CUDA, "cuInit", 803);
-	run(in, &fs, check_libraries);
+	run(in, &fs, "libraries");
 	f = find(&fs, "libraries.shadowed");
 	CHECK(f && f->sev == SEV_FAIL && complete(f));
 	CHECK(summary_has(f, "libcuda 535.54.03 from /opt/app/lib before the driver's own libcuda "
@@ -502,14 +515,14 @@ static void libraries_not_compared_and_wsl(void)
 
 	/* no /proc file, but NVML initialised: it reports the module's version */
 	in->facts.module.version[0] = '\0';
-	run(in, &fs, check_libraries);
+	run(in, &fs, "libraries");
 	f = find(&fs, "libraries.ok");
 	CHECK(f && evidence_has(f, "nvmlSystemGetDriverVersion: 580.159.04"));
 	findings_free(&fs);
 
 	/* neither: say so, claim nothing */
 	memset(&in->sys.driver_version, 0, sizeof(in->sys.driver_version));
-	run(in, &fs, check_libraries);
+	run(in, &fs, "libraries");
 	f = find(&fs, "libraries.not_compared");
 	CHECK(f && f->sev == SEV_INFO);
 	CHECK(!find(&fs, "libraries.ok"));
@@ -526,7 +539,7 @@ static void libraries_not_compared_and_wsl(void)
 	     "/usr/lib/wsl/lib/libnvidia-ml.so.1", "", LIBSRC_LDCACHE);
 	memset(&in->sys.nvml_lib, 0, sizeof(in->sys.nvml_lib));
 	memset(&in->sys.cuda_lib, 0, sizeof(in->sys.cuda_lib));
-	run(in, &fs, check_libraries);
+	run(in, &fs, "libraries");
 	f = find(&fs, "libraries.ok");
 	CHECK(f && summary_has(f, "the Windows driver's libraries, as WSL2 expects"));
 	CHECK(findings_worst(&fs) == SEV_OK);
@@ -544,7 +557,7 @@ static void row15_toolkit_newer_than_driver(void)
 
 	/* driver 535: CUDA up to 12.2 */
 	num_set(&in->sys.cuda_version, 12020);
-	run(in, &fs, check_toolkit);
+	run(in, &fs, "toolkit");
 	f = find(&fs, "toolkit.newer_than_driver");
 	CHECK(f && f->sev == SEV_WARN && complete(f));
 	CHECK(summary_has(f, "newer than the driver supports (CUDA up to 12.2)"));
@@ -556,7 +569,7 @@ static void row15_toolkit_newer_than_driver(void)
 	str_copy(in->facts.toolkit.v[0].version, "12.4.1", sizeof(in->facts.toolkit.v[0].version));
 	in->facts.toolkit.cuda_home[0] = '\0';
 	in->facts.python.n = 0;
-	run(in, &fs, check_toolkit);
+	run(in, &fs, "toolkit");
 	f = find(&fs, "toolkit.newer_than_driver");
 	CHECK(f && f->sev == SEV_INFO);
 	CHECK(summary_has(f, "(error 222)"));
@@ -565,7 +578,7 @@ static void row15_toolkit_newer_than_driver(void)
 
 	/* the negative: an older toolkit is fine */
 	num_set(&in->sys.cuda_version, 13000);
-	run(in, &fs, check_toolkit);
+	run(in, &fs, "toolkit");
 	CHECK(!find(&fs, "toolkit.newer_than_driver"));
 	findings_free(&fs);
 	free(in);
@@ -584,7 +597,7 @@ static void row18_toolkit_vs_framework(void)
 	str_copy(t->v[1].path, "/usr/local/cuda-12.6", sizeof(t->v[1].path));
 	str_copy(t->v[1].version, "12.6.3", sizeof(t->v[1].version));
 	t->n = 2;
-	run(in, &fs, check_toolkit);
+	run(in, &fs, "toolkit");
 	f = find(&fs, "toolkit.mismatch_framework");
 	CHECK(f && f->sev == SEV_WARN && complete(f));
 	CHECK(summary_has(f, "torch 2.9.1+cu126 (built for CUDA 12.6)"));
@@ -595,7 +608,7 @@ static void row18_toolkit_vs_framework(void)
 	/* without CUDA_HOME nobody said they build extensions: a note; no 12.x toolkit: install */
 	t->cuda_home[0] = t->cuda_home_real[0] = t->cuda_home_version[0] = '\0';
 	t->n = 1;
-	run(in, &fs, check_toolkit);
+	run(in, &fs, "toolkit");
 	f = find(&fs, "toolkit.mismatch_framework");
 	CHECK(f && f->sev == SEV_INFO);
 	CHECK(fix_has(f, "sudo apt install cuda-toolkit-12-6"));
@@ -603,7 +616,7 @@ static void row18_toolkit_vs_framework(void)
 
 	/* the negative: same major */
 	str_copy(in->facts.python.v[0].fw[0].cuda, "13.0", 16);
-	run(in, &fs, check_toolkit);
+	run(in, &fs, "toolkit");
 	CHECK(!find(&fs, "toolkit.mismatch_framework"));
 	findings_free(&fs);
 	free(in);
@@ -618,7 +631,7 @@ static void row18_cuda_home_and_nvcc(void)
 
 	str_copy(t->cuda_home, "/usr/local/cuda-12.9", sizeof(t->cuda_home));
 	t->cuda_home_real[0] = t->cuda_home_version[0] = '\0';
-	run(in, &fs, check_toolkit);
+	run(in, &fs, "toolkit");
 	f = find(&fs, "toolkit.cuda_home_missing");
 	CHECK(f && f->sev == SEV_WARN && complete(f));
 	CHECK(fix_has(f, "export CUDA_HOME=/usr/local/cuda-13.0"));
@@ -630,7 +643,7 @@ static void row18_cuda_home_and_nvcc(void)
 	t->n = 2;
 	str_copy(t->cuda_home, "/usr/local/cuda-13.1", sizeof(t->cuda_home));
 	str_copy(t->cuda_home_real, "/usr/local/cuda-13.1", sizeof(t->cuda_home_real));
-	run(in, &fs, check_toolkit);
+	run(in, &fs, "toolkit");
 	f = find(&fs, "toolkit.info");
 	CHECK(f && f->sev == SEV_INFO && complete(f));
 	CHECK(summary_has(f, "nvcc on PATH is CUDA 13.0"));
@@ -639,7 +652,7 @@ static void row18_cuda_home_and_nvcc(void)
 
 	/* no toolkit at all is fine */
 	memset(t, 0, sizeof(*t));
-	run(in, &fs, check_toolkit);
+	run(in, &fs, "toolkit");
 	f = find(&fs, "toolkit.ok");
 	CHECK(f && summary_has(f, "no CUDA toolkit installed"));
 	CHECK(fs.n == 1);
@@ -667,7 +680,7 @@ static void row16_cpu_only(void)
 	str_copy(t->version, "2.11.0+cpu", sizeof(t->version));
 	t->cuda[0] = '\0';
 	t->cpu_only = true;
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	f = find(&fs, "framework.cpu_only");
 	CHECK(f && f->sev == SEV_WARN && complete(f));
 	CHECK(summary_has(f, "torch 2.11.0+cpu in /opt/torch/.venv is a CPU-only build"));
@@ -679,21 +692,21 @@ static void row16_cpu_only(void)
 
 	/* the wheel follows the driver: 535 runs cu126 (not cu130) */
 	driver_set(in, "535.183.01", 12020);
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	CHECK(fix_has(find(&fs, "framework.cpu_only"), "whl/cu126"));
 	findings_free(&fs);
 
 	/* ... and the GPUs: Blackwell (sm_120) on 570 needs cu128, which 570.86 runs */
 	driver_set(in, "570.86.15", 12080);
 	set_gpus(&in->sys, 1, 12, 0, "NVIDIA GeForce RTX 5090");
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	CHECK(fix_has(find(&fs, "framework.cpu_only"), "whl/cu128"));
 	findings_free(&fs);
 
 	/* ... and Pascal (sm_61) on 580 needs cu126: cu128 and cu130 dropped it */
 	driver_set(in, "580.95.05", 13000);
 	set_gpus(&in->sys, 1, 6, 1, "NVIDIA GeForce GTX 1080");
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	CHECK(fix_has(find(&fs, "framework.cpu_only"), "whl/cu126"));
 	findings_free(&fs);
 
@@ -701,7 +714,7 @@ static void row16_cpu_only(void)
 	str_copy(t->version, "2.5.1+rocm6.2", sizeof(t->version));
 	t->cpu_only = false;
 	t->rocm = true;
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	f = find(&fs, "framework.cpu_only");
 	CHECK(summary_has(f, "is a ROCm (AMD) build"));
 	findings_free(&fs);
@@ -715,7 +728,7 @@ static void row15_driver_too_old(void)
 	const struct finding *f;
 
 	driver_set(in, "535.183.01", 12020);
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	f = find(&fs, "framework.driver_too_old");
 	CHECK(f && f->sev == SEV_FAIL && complete(f));
 	CHECK(count_id(&fs, "framework.driver_too_old") == 2); /* torch and jax */
@@ -731,11 +744,11 @@ static void row15_driver_too_old(void)
 
 	/* full dotted floors: 580.65.05 is one step short, 580.65.06 is enough */
 	driver_set(in, "580.65.05", 13000);
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	CHECK(find(&fs, "framework.driver_too_old") != NULL);
 	findings_free(&fs);
 	driver_set(in, "580.65.06", 13000);
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	CHECK(!find(&fs, "framework.driver_too_old"));
 	CHECK(find(&fs, "framework.ok") != NULL);
 	findings_free(&fs);
@@ -743,7 +756,7 @@ static void row15_driver_too_old(void)
 	/* without a module version (NVML only) the NVML driver version is used */
 	in->facts.module.version[0] = '\0';
 	text_set(&in->sys.driver_version, "575.57.08");
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	f = find(&fs, "framework.driver_too_old");
 	CHECK(f && evidence_has(f, "nvmlSystemGetDriverVersion: 575.57.08"));
 	findings_free(&fs);
@@ -754,14 +767,14 @@ static void row15_driver_too_old(void)
 	in->facts.python.v[0].nfw = 1;
 	driver_set(in, "527.56", 12000);
 	in->facts.module.version[0] = '\0';
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	f = find(&fs, "framework.driver_too_old");
 	CHECK(f && summary_has(f, "needs driver 528.33 or newer"));
 	CHECK(fix_has(f, "update the NVIDIA driver on Windows"));
 	findings_free(&fs);
 	driver_set(in, "560.94", 12060);
 	in->facts.module.version[0] = '\0';
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	CHECK(findings_worst(&fs) == SEV_OK);
 	findings_free(&fs);
 	free(in);
@@ -779,7 +792,7 @@ static void row15_minor_version_compat(void)
 	str_copy(t->version, "2.9.1+cu128", sizeof(t->version));
 	str_copy(t->cuda, "12.8", sizeof(t->cuda));
 	in->facts.python.v[0].nfw = 1;
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	f = find(&fs, "framework.minor_compat");
 	CHECK(f && f->sev == SEV_INFO);
 	CHECK(summary_has(f, "built for CUDA 12.8, newer than this driver's CUDA 12.2"));
@@ -790,7 +803,7 @@ static void row15_minor_version_compat(void)
 
 	/* below the 12.x floor it does not run: 525.60.12 < 525.60.13 */
 	driver_set(in, "525.60.12", 12000);
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	CHECK(find(&fs, "framework.driver_too_old") != NULL);
 	findings_free(&fs);
 	free(in);
@@ -806,7 +819,7 @@ static void row20_arch_unsupported(void)
 	in->facts.python.v[0].nfw = 1;
 	/* Pascal under a cu130 build (7.5 and up) */
 	set_gpus(&in->sys, 2, 6, 1, "Tesla P40");
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	CHECK(count_id(&fs, "framework.arch_unsupported") == 2);
 	f = find(&fs, "framework.arch_unsupported");
 	CHECK(f && f->sev == SEV_FAIL && f->gpu == 0 && complete(f));
@@ -822,7 +835,7 @@ static void row20_arch_unsupported(void)
 	str_copy(t->version, "2.9.1+cu126", sizeof(t->version));
 	str_copy(t->cuda, "12.6", sizeof(t->cuda));
 	set_gpus(&in->sys, 1, 12, 0, "NVIDIA GeForce RTX 5090");
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	f = find(&fs, "framework.arch_unsupported");
 	CHECK(f && summary_has(f, "sm_120"));
 	CHECK(fix_has(f, "whl/cu130"));
@@ -831,12 +844,12 @@ static void row20_arch_unsupported(void)
 	/* the negatives: binary compatibility within a major (sm_86 runs 8.9, sm_100 runs 10.3)
 	 * and PTX for newer GPUs (compute_120 runs 12.1) */
 	set_gpus(&in->sys, 1, 8, 9, "NVIDIA L40S");
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	CHECK(!find(&fs, "framework.arch_unsupported"));
 	findings_free(&fs);
 	str_copy(t->cuda, "13.0", sizeof(t->cuda));
 	set_gpus(&in->sys, 1, 10, 3, "NVIDIA B300");
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	CHECK(!find(&fs, "framework.arch_unsupported"));
 	findings_free(&fs);
 
@@ -846,11 +859,11 @@ static void row20_arch_unsupported(void)
 	str_copy(t->cuda, "12.2", sizeof(t->cuda));
 	str_copy(t->archs, "sm_60 sm_70 compute_80", sizeof(t->archs));
 	set_gpus(&in->sys, 1, 9, 0, "NVIDIA H100");
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	CHECK(!find(&fs, "framework.arch_unsupported"));
 	findings_free(&fs);
 	set_gpus(&in->sys, 1, 5, 2, "Tesla M60");
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	f = find(&fs, "framework.arch_unsupported");
 	CHECK(f && evidence_has(f, "cuda_compute_capabilities = sm_60 sm_70 compute_80"));
 	findings_free(&fs);
@@ -859,24 +872,24 @@ static void row20_arch_unsupported(void)
 	 * (compute_100f) runs within its family only; plain PTX runs on anything newer */
 	str_copy(t->archs, "sm_80 compute_90a", sizeof(t->archs));
 	set_gpus(&in->sys, 1, 10, 0, "NVIDIA B200");
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	CHECK(find(&fs, "framework.arch_unsupported"));
 	findings_free(&fs);
 	set_gpus(&in->sys, 1, 9, 0, "NVIDIA H100");
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	CHECK(!find(&fs, "framework.arch_unsupported"));
 	findings_free(&fs);
 	str_copy(t->archs, "sm_90 compute_100f", sizeof(t->archs));
 	set_gpus(&in->sys, 1, 10, 3, "NVIDIA B300");
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	CHECK(!find(&fs, "framework.arch_unsupported"));
 	findings_free(&fs);
 	set_gpus(&in->sys, 1, 12, 0, "NVIDIA RTX PRO 6000");
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	CHECK(find(&fs, "framework.arch_unsupported"));
 	findings_free(&fs);
 	str_copy(t->archs, "sm_90 compute_100", sizeof(t->archs));
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	CHECK(!find(&fs, "framework.arch_unsupported"));
 	findings_free(&fs);
 	free(in);
@@ -894,7 +907,7 @@ static void row19_cudnn_shadowed(void)
 	memset(&l->libcudnn, 0, sizeof(l->libcudnn));
 	cand(&l->libcudnn, "libcudnn.so.9", "/opt/cudnn/lib/libcudnn.so.9",
 	     "/opt/cudnn/lib/libcudnn.so.9.1.0", "9.1.0", LIBSRC_LD_LIBRARY_PATH);
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	f = find(&fs, "framework.cudnn_shadowed");
 	CHECK(f && f->sev == SEV_WARN && complete(f));
 	CHECK(summary_has(f, "cuDNN 9.1.0 in /opt/cudnn/lib (from LD_LIBRARY_PATH) is found before "
@@ -905,7 +918,7 @@ static void row19_cudnn_shadowed(void)
 	/* negatives: a newer minor is accepted; another major is another soname; the framework's
 	 * own wheel folder on LD_LIBRARY_PATH is its own copy; the cache does not shadow */
 	str_copy(l->libcudnn.v[0].version, "9.20.0", sizeof(l->libcudnn.v[0].version));
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	CHECK(!find(&fs, "framework.cudnn_shadowed"));
 	findings_free(&fs);
 	memset(&l->libcudnn, 0, sizeof(l->libcudnn));
@@ -915,7 +928,7 @@ static void row19_cudnn_shadowed(void)
 	     VENV_SITE "/nvidia/cudnn/lib/libcudnn.so.9.19.0", "9.19.0", LIBSRC_LD_LIBRARY_PATH);
 	cand(&l->libcudnn, "libcudnn.so.9", "/lib/x86_64-linux-gnu/libcudnn.so.9",
 	     "/usr/lib/x86_64-linux-gnu/libcudnn.so.9.1.0", "9.1.0", LIBSRC_LDCACHE);
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	CHECK(!find(&fs, "framework.cudnn_shadowed"));
 	CHECK(find(&fs, "framework.ok") != NULL);
 	findings_free(&fs);
@@ -938,7 +951,7 @@ static void framework_other_envs_and_unknowns(void)
 	str_copy(e->site, "/home/u/miniconda3/envs/old/lib/python3.11/site-packages",
 		 sizeof(e->site));
 	add_fw(e, FW_TORCH, "2.11.0+cu130", "13.0", "");
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	f = find(&fs, "framework.driver_too_old");
 	CHECK(f && f->sev == SEV_WARN);
 	CHECK(fix_has(f, "/home/u/miniconda3/envs/old/bin/python -m pip install"));
@@ -947,7 +960,7 @@ static void framework_other_envs_and_unknowns(void)
 	/* nothing known about the driver: no verdict, and no ok either */
 	memset(&in->sys, 0, sizeof(in->sys));
 	in->facts.module.version[0] = '\0';
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	f = find(&fs, "framework.not_judged");
 	CHECK(f && f->sev == SEV_INFO);
 	CHECK(summary_has(f, "the driver's version is unknown"));
@@ -956,7 +969,7 @@ static void framework_other_envs_and_unknowns(void)
 
 	/* no frameworks anywhere */
 	in->facts.python.n = 1;
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	f = find(&fs, "framework.ok");
 	CHECK(f && summary_has(f, "no PyTorch, TensorFlow or JAX found in 1 Python environment"));
 	findings_free(&fs);
@@ -980,7 +993,7 @@ static void row17_cuda_visible_devices(void)
 
 	cvd(in, "-1");
 	reason_set_call(&in->sys.cuda_init, LIB_CUDA, "cuInit", 100);
-	run(in, &fs, check_env);
+	run(in, &fs, "env");
 	f = find(&fs, "env.cuda_visible_devices_hides");
 	CHECK(f && f->sev == SEV_FAIL && complete(f));
 	CHECK(summary_has(f, "CUDA_VISIBLE_DEVICES='-1' hides every GPU from CUDA"));
@@ -990,28 +1003,28 @@ static void row17_cuda_visible_devices(void)
 	findings_free(&fs);
 
 	cvd(in, "");
-	run(in, &fs, check_env);
+	run(in, &fs, "env");
 	CHECK(find(&fs, "env.cuda_visible_devices_hides")->sev == SEV_FAIL);
 	findings_free(&fs);
 
 	cvd(in, "NoDevFiles");
-	run(in, &fs, check_env);
+	run(in, &fs, "env");
 	CHECK(fix_has(find(&fs, "env.cuda_visible_devices_hides"), "srun --gpus=1"));
 	findings_free(&fs);
 
 	cvd(in, "2");
-	run(in, &fs, check_env);
+	run(in, &fs, "env");
 	CHECK(find(&fs, "env.cuda_visible_devices_hides")->sev == SEV_FAIL);
 	findings_free(&fs);
 
 	cvd(in, "GPU-deadbeef");
-	run(in, &fs, check_env);
+	run(in, &fs, "env");
 	CHECK(find(&fs, "env.cuda_visible_devices_hides")->sev == SEV_FAIL);
 	findings_free(&fs);
 
 	/* part of the list: CUDA stops at the first entry that is no device */
 	cvd(in, "0,5,1");
-	run(in, &fs, check_env);
+	run(in, &fs, "env");
 	f = find(&fs, "env.cuda_visible_devices_hides");
 	CHECK(f && f->sev == SEV_WARN);
 	CHECK(summary_has(f, "names '5', which is no GPU here: CUDA stops there and ignores 2 of "
@@ -1028,7 +1041,7 @@ static void row17_valid_and_unknown(void)
 
 	/* a UUID prefix is a valid name for a GPU */
 	cvd(in, "GPU-1d0c5a7e-0001");
-	run(in, &fs, check_env);
+	run(in, &fs, "env");
 	f = find(&fs, "env.ok");
 	CHECK(f && summary_has(f, "CUDA_VISIBLE_DEVICES='GPU-1d0c5a7e-0001' selects 1 of 2 GPUs"));
 	CHECK(!find(&fs, "env.cuda_visible_devices_hides"));
@@ -1037,14 +1050,14 @@ static void row17_valid_and_unknown(void)
 	/* NVML did not answer: an index cannot be judged, and none is claimed wrong */
 	memset(&in->sys, 0, sizeof(in->sys));
 	cvd(in, "3");
-	run(in, &fs, check_env);
+	run(in, &fs, "env");
 	CHECK(!find(&fs, "env.cuda_visible_devices_hides"));
 	CHECK(summary_has(find(&fs, "env.ok"), "could not be checked"));
 	findings_free(&fs);
 
 	/* ... but "-1" is wrong whatever the GPUs */
 	cvd(in, "-1");
-	run(in, &fs, check_env);
+	run(in, &fs, "env");
 	CHECK(find(&fs, "env.cuda_visible_devices_hides") != NULL);
 	findings_free(&fs);
 	free(in);
@@ -1059,7 +1072,7 @@ static void row17_nvidia_visible_devices(void)
 	str_copy(in->facts.env.nvidia_visible_devices, "void",
 		 sizeof(in->facts.env.nvidia_visible_devices));
 	set_gpus(&in->sys, 0, 0, 0, "");
-	run(in, &fs, check_env);
+	run(in, &fs, "env");
 	f = find(&fs, "env.cuda_visible_devices_hides");
 	CHECK(f && f->sev == SEV_WARN && complete(f));
 	CHECK(fix_has(f, "--gpus all"));
@@ -1067,7 +1080,7 @@ static void row17_nvidia_visible_devices(void)
 
 	/* outside a container the runtime never reads it */
 	in->facts.platform.container = false;
-	run(in, &fs, check_env);
+	run(in, &fs, "env");
 	CHECK(!find(&fs, "env.cuda_visible_devices_hides"));
 	findings_free(&fs);
 	free(in);
@@ -1081,7 +1094,7 @@ static void row17_device_order(void)
 
 	set_gpus(&in->sys, 2, 8, 6, "NVIDIA RTX A6000");
 	text_set(&gpus[1].st.name, "NVIDIA GeForce RTX 3060");
-	run(in, &fs, check_env);
+	run(in, &fs, "env");
 	f = find(&fs, "env.device_order");
 	CHECK(f && f->sev == SEV_INFO && complete(f));
 	CHECK(fix_has(f, "export CUDA_DEVICE_ORDER=PCI_BUS_ID"));
@@ -1089,7 +1102,7 @@ static void row17_device_order(void)
 	findings_free(&fs);
 
 	str_copy(in->facts.env.cuda_device_order, "PCI_BUS_ID", sizeof(in->facts.env.cuda_device_order));
-	run(in, &fs, check_env);
+	run(in, &fs, "env");
 	CHECK(!find(&fs, "env.device_order"));
 	findings_free(&fs);
 
@@ -1097,7 +1110,7 @@ static void row17_device_order(void)
 	in->facts.env.cuda_device_order[0] = '\0';
 	free(in);
 	in = h200();
-	run(in, &fs, check_env);
+	run(in, &fs, "env");
 	CHECK(!find(&fs, "env.device_order"));
 	findings_free(&fs);
 	free(in);
@@ -1115,7 +1128,7 @@ static void row21_bad_cuda_vars(void)
 		 sizeof(env->bad_vars[1]));
 	str_copy(env->bad_vars[2], "CUDA_LAUNCH_BLOCKING=0", sizeof(env->bad_vars[2]));
 	env->nbad = 3;
-	run(in, &fs, check_env);
+	run(in, &fs, "env");
 	CHECK(count_id(&fs, "env.bad_cuda_var") == 2);
 	f = find(&fs, "env.bad_cuda_var");
 	CHECK(f && f->sev == SEV_WARN && complete(f));
@@ -1276,10 +1289,10 @@ static void h200_end_to_end(void)
 	CHECK_STR(h->python.v[0].nvidia_nccl_dir, VENV_SITE "/nvidia/nccl/lib");
 	CHECK(h->procs.scanned && !h->procs.persistenced_pid);
 
-	run(in, &fs, check_libraries);
-	check_toolkit(in, &fs);
-	check_framework(in, &fs);
-	check_env(in, &fs);
+	run(in, &fs, "libraries");
+	run_one("toolkit", in, &fs);
+	run_one("framework", in, &fs);
+	run_one("env", in, &fs);
 	CHECK(fs.n == 4);
 	for (i = 0; i < (int)fs.n; i++)
 		CHECK(fs.v[i].sev == SEV_OK);
@@ -1314,7 +1327,7 @@ static void machine_values_quoted_in_fixes(void)
 	str_copy(in->facts.module.version, "58$(id).1", sizeof(in->facts.module.version));
 	memset(&l->libnvml, 0, sizeof(l->libnvml));
 	in->sys.nvml_lib.loaded = false;
-	run(in, &fs, check_libraries);
+	run(in, &fs, "libraries");
 	f = find(&fs, "libraries.nvml_missing");
 	CHECK(fix_has(f, "sudo apt install 'libnvidia-compute-58$(id)' && sudo ldconfig"));
 	findings_free(&fs);
@@ -1329,7 +1342,7 @@ static void machine_values_quoted_in_fixes(void)
 	str_copy(in->sys.cuda_lib.path, "/opt/o'brien/compat/libcuda.so.590.44.01",
 		 sizeof(in->sys.cuda_lib.path));
 	reason_set_call(&in->sys.cuda_init, LIB_CUDA, "cuInit", 804);
-	run(in, &fs, check_libraries);
+	run(in, &fs, "libraries");
 	f = find(&fs, "libraries.cuda_compat");
 	CHECK(fix_has(f, "`dpkg -S '/opt/o'\\''brien/compat/libcuda.so.590.44.01'`"));
 	findings_free(&fs);
@@ -1341,7 +1354,7 @@ static void machine_values_quoted_in_fixes(void)
 	in->sys.cuda_lib.loaded = false;
 	in->sys.cuda_lib.attempted = false;
 	reason_set_call(&in->sys.cuda_init, LIB_CUDA, "cuInit", 34);
-	run(in, &fs, check_libraries);
+	run(in, &fs, "libraries");
 	f = find(&fs, "libraries.cuda_stub");
 	CHECK(fix_has(f, "`grep -rlF '/opt/a b/stubs' /etc/ld.so.conf /etc/ld.so.conf.d`"));
 	findings_free(&fs);
@@ -1353,7 +1366,7 @@ static void machine_values_quoted_in_fixes(void)
 	str_copy(t->v[0].path, "/opt/cuda $(id)", sizeof(t->v[0].path));
 	str_copy(t->cuda_home, "/usr/local/cuda-12.9", sizeof(t->cuda_home));
 	t->cuda_home_real[0] = t->cuda_home_version[0] = '\0';
-	run(in, &fs, check_toolkit);
+	run(in, &fs, "toolkit");
 	CHECK(fix_has(find(&fs, "toolkit.cuda_home_missing"), "`export CUDA_HOME='/opt/cuda $(id)'`"));
 	findings_free(&fs);
 	free(in);
@@ -1365,7 +1378,7 @@ static void machine_values_quoted_in_fixes(void)
 	str_copy(t->v[1].path, "/opt/cuda 12.6", sizeof(t->v[1].path));
 	str_copy(t->v[1].version, "12.6.3", sizeof(t->v[1].version));
 	t->n = 2;
-	run(in, &fs, check_toolkit);
+	run(in, &fs, "toolkit");
 	CHECK(fix_has(find(&fs, "toolkit.mismatch_framework"),
 		      "`export CUDA_HOME='/opt/cuda 12.6' PATH='/opt/cuda 12.6/bin':$PATH`"));
 	findings_free(&fs);
@@ -1378,7 +1391,7 @@ static void machine_values_quoted_in_fixes(void)
 	str_copy(torch->version, "2.11.0+cpu", sizeof(torch->version));
 	torch->cuda[0] = '\0';
 	torch->cpu_only = true;
-	run(in, &fs, check_framework);
+	run(in, &fs, "framework");
 	CHECK(fix_has(find(&fs, "framework.cpu_only"),
 		      "`'/home/a b/.venv/bin/python3' -m pip install --force-reinstall torch"));
 	findings_free(&fs);
