@@ -45,3 +45,4 @@ expect_no_grep "replay: the bus id is accepted" "no GPU matches" "$TMP/err"
 expect_exit "replay: launch has no buffers, so any --size fits" 5 "$GPUVET" --replay "$REC" bench --size 100G launch
 expect_exit "replay: all" 5 "$GPUVET" --replay "$REC" bench
 expect_no_grep "replay: nothing printed on stdout" "." "$TMP/out"
+done_testing

@@ -1,6 +1,7 @@
 # bench_report.sh: rendering a stored result (--load): the table, the JSON document and the
 # HTML page, from tests/bench/sample-fakegpu.json (a run on the fake GPUs of tests/bench/fakegpu).
 . "$TOP/tests/cli/lib.sh"
+need_tool jq "JSON output"
 S="$TOP/tests/bench/sample-fakegpu.json"
 
 expect_exit "load: table" 0 "$GPUVET" bench --load "$S"
@@ -58,3 +59,4 @@ expect_grep "load: missing file message" "cannot read bench result" "$TMP/err"
 echo '{"hello": 1}' >"$TMP/other.json"
 expect_exit "load: not a bench result" 3 "$GPUVET" bench --load "$TMP/other.json"
 expect_grep "load: says what it is not" "is not a 'gpuvet bench --json' result" "$TMP/err"
+done_testing
