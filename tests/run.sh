@@ -58,8 +58,10 @@ judge() {
 	fi
 	if [ "$rc" -gt 128 ]; then
 		echo "FAIL $name: killed by signal $((rc - 128)) after $printed results"
+		return
 	elif [ "$rc" -ne 0 ] && { [ "$kind" = script ] || [ "$failed" -eq 0 ]; }; then
 		echo "FAIL $name: exited with status $rc after $printed results"
+		return
 	fi
 	if [ -z "$declared" ]; then
 		echo "FAIL $name: ended without its \"DONE N results\" line, after $printed results"

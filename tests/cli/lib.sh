@@ -52,7 +52,7 @@ bail() {
 # developer's machine alike: `make deps` installs it) and the script ends.
 need_tool() {
 	command -v "$1" >/dev/null 2>&1 && return 0
-	bail "$1 is installed" "needed to check $2; install it (make deps)"
+	bail "$(basename "$0" .sh): $1 is installed" "needed to check $2; install it (make deps)"
 }
 
 # expect_exit NAME CODE CMD...: run CMD, compare the exit code.
