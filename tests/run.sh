@@ -45,7 +45,8 @@ sanitizer_reports() {
 judge() {
 	name=$1 kind=$2 limit=$3 rc=$4 took=$5 log=$6
 	grep -E '^(PASS|FAIL|SKIP)' "$log"
-	grep -vE '^(PASS|FAIL|SKIP)|^DONE [0-9]+ results$' "$log" | sed "s|^|$name: |" >>"$other"
+	# the first lines of anything else it printed (a sanitizer's trace, a shell error)
+	grep -vE '^(PASS|FAIL|SKIP)|^DONE [0-9]+ results$' "$log" | head -12 | sed "s|^|$name: |" >>"$other"
 	printed=$(grep -cE '^(PASS|FAIL|SKIP)' "$log")
 	failed=$(grep -c '^FAIL' "$log")
 	declared=$(sed -n 's/^DONE \([0-9][0-9]*\) results$/\1/p' "$log" | tail -1)
@@ -97,7 +98,7 @@ if [ "$which" = all ] || [ "$which" = cli ]; then
 			env GPUVET="$top/$O/gpuvet" TOP="$top" O="$O" sh "$t"
 	done
 fi
-head -40 "$other"
+head -60 "$other"
 pass=$(grep -c '^PASS' "$results")
 fail=$(grep -c '^FAIL' "$results")
 skip=$(grep -c '^SKIP' "$results")
