@@ -118,9 +118,13 @@ $(O)/replay/libcuda.so.1: tests/nvml-replay/fake_cuda.c tests/nvml-replay/replay
 	@mkdir -p $(dir $@)
 	$(CC) $(FAKE_CFLAGS) -shared -Wl,-soname,libcuda.so.1 -o $@ tests/nvml-replay/fake_cuda.c tests/nvml-replay/replay_table.c
 
+# Each test program is compiled and linked in one step; -MMD writes what it included (test.h,
+# fakeroot.h, the headers under src/) to $@.d, read back at the end of this file, so a changed
+# header rebuilds the programs that include it.
 $(O)/tests/%: tests/unit/%.c tests/unit/test.h $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -D_GNU_SOURCE -Isrc -o $@ $< $(LIB_OBJ) $(LDFLAGS) $(JANSSON_LIB) $(LDLIBS)
+	$(CC) $(CFLAGS) -D_GNU_SOURCE -Isrc -MMD -MP -MF $@.d -MT $@ -o $@ $< $(LIB_OBJ) $(LDFLAGS) \
+		$(JANSSON_LIB) $(LDLIBS)
 
 # A CPU-backed libcuda, libnccl and libcublasLt that let bench run end to end in CI
 # (tests/bench/fakegpu; tests/cli/bench_fakegpu.sh).
@@ -191,7 +195,8 @@ deps:
 format:
 	clang-format -i $(SRC) $(wildcard src/*/*.h tests/unit/*.c tests/nvml-replay/*.c)
 
+# every build folder: build/ and the build-*/ of asan, fuzz, the clang build of .ci/run, ...
 clean:
-	rm -rf build build-asan build-fuzz gpuvet
+	rm -rf build $(wildcard build-*) gpuvet
 
--include $(OBJ:.o=.d)
+-include $(OBJ:.o=.d) $(UNIT_BIN:=.d)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # install-deps.sh: installs what gpuvet's build and tests need, on Debian/Ubuntu (apt-get) or
 # Fedora/RHEL (dnf). Run as root or with sudo available. `make deps` calls it.
-#   build: a C compiler and make, jansson (JSON), ncurses (top), SQLite (history)
+#   build: a C compiler and make, jansson (JSON), ncurses (top)
 #   tests: jq, tmux (drives top), clang (the sanitizer and clang builds)
 # The CUDA toolkit is optional: with nvcc on PATH, `make` also builds gpuvet's own GPU kernels.
 set -e
@@ -14,14 +14,13 @@ if command -v apt-get >/dev/null 2>&1; then
 	export DEBIAN_FRONTEND=noninteractive
 	$SUDO apt-get update -qq
 	$SUDO apt-get install -y -qq --no-install-recommends \
-		build-essential pkg-config clang libclang-rt-dev libjansson-dev libncurses-dev \
-		libsqlite3-dev jq tmux ca-certificates >/dev/null
+		build-essential clang libclang-rt-dev libjansson-dev libncurses-dev \
+		jq tmux ca-certificates >/dev/null
 elif command -v dnf >/dev/null 2>&1; then
-	$SUDO dnf install -y -q gcc make clang compiler-rt pkgconf-pkg-config jansson-devel \
-		ncurses-devel sqlite-devel jq tmux
+	$SUDO dnf install -y -q gcc make clang compiler-rt jansson-devel ncurses-devel jq tmux
 else
 	echo "install-deps: no apt-get or dnf; install by hand: a C11 compiler, make, jansson," \
-	     "ncurses and SQLite development files, jq and tmux" >&2
+	     "ncurses development files, jq and tmux" >&2
 	exit 1
 fi
 echo "install-deps: done"

@@ -30,3 +30,4 @@ GPUVET_NVML_LIBRARY="$TOP/$O/replay/libnvidia-ml.so.1" "$GPUVET" status >"$TMP/o
 rc=$?
 if [ "$rc" -eq 5 ]; then pass "override library is the one loaded"; else fail "override library is the one loaded" "got $rc"; fi
 expect_grep "its init error is decoded" "nvmlInit_v2: NVML Shared Library Not Found \(12\)" "$TMP/err"
+done_testing

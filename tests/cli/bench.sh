@@ -55,3 +55,4 @@ for b in $benches; do
 	expect_exit "replay: bench $b is a benchmark" 5 "$GPUVET" --replay "$REC" bench "$b"
 	expect_grep "docs/bench.md describes $b" "^\| \`$b\` \|" "$TOP/docs/bench.md"
 done
+done_testing

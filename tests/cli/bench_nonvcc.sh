@@ -1,9 +1,9 @@
 # bench_nonvcc.sh: gpuvet builds without nvcc (make NVCC=false), and bench then says why it cannot
 # run. Builds a second tree under $TMP (about a minute on two cores).
 . "$TOP/tests/cli/lib.sh"
+need_tool jq "JSON output"
 if ! (cd "$TOP" && make -s -j2 O="$TMP/nonvcc" NVCC=false build-only) >"$TMP/make.log" 2>&1; then
-	fail "make NVCC=false builds" "$(tail -c 400 "$TMP/make.log")"
-	exit 0
+	bail "make NVCC=false builds" "$(tail -c 400 "$TMP/make.log")"
 fi
 pass "make NVCC=false builds"
 G="$TMP/nonvcc/gpuvet"
@@ -25,3 +25,4 @@ if [ -f "$F/libcuda.so.1" ]; then
 	expect_grep "nonvcc: --list line" '^kernels: from GPUVET_BENCH_KERNELS=' "$TMP/out"
 fi
 expect_exit "nonvcc: stored results still render" 0 "$G" bench --load "$TOP/tests/bench/sample-fakegpu.json"
+done_testing

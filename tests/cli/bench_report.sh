@@ -1,6 +1,7 @@
 # bench_report.sh: rendering a stored result (--load): the table, the JSON document and the
 # HTML page, from tests/bench/sample-fakegpu.json (a run on the fake GPUs of tests/bench/fakegpu).
 . "$TOP/tests/cli/lib.sh"
+need_tool jq "JSON output"
 S="$TOP/tests/bench/sample-fakegpu.json"
 
 # the benchmarks, as the table has them (src/bench/family.c); the sample holds every one
@@ -61,3 +62,4 @@ expect_grep "load: missing file message" "cannot read bench result" "$TMP/err"
 echo '{"hello": 1}' >"$TMP/other.json"
 expect_exit "load: not a bench result" 3 "$GPUVET" bench --load "$TMP/other.json"
 expect_grep "load: says what it is not" "is not a 'gpuvet bench --json' result" "$TMP/err"
+done_testing

@@ -88,3 +88,4 @@ for page in "$TOP"/docs/cmd/*.md; do
 	if grep -qx "$c" "$TMP/cmds"; then pass "docs/cmd/$c.md is a command's page"; else
 		fail "docs/cmd/$c.md is a command's page" "gpuvet help does not list '$c'"; fi
 done
+done_testing

@@ -2,6 +2,7 @@
 # the last one any thread began), in doctor's finding, status's error and record's error; and
 # record keeps the hang in its recording, so the replay hangs at the same call.
 . "$TOP/tests/cli/lib.sh"
+need_tool jq "JSON output"
 F="$SCEN/faults"
 # short enough for a fast suite, long enough for a loaded machine's threads to start
 export GPUVET_CALL_TIMEOUT_MS=300
@@ -83,3 +84,4 @@ expect_grep "record topology hang: topo on the replay names it" \
 expect_exit "record - on a hang exits 5" 5 "$GPUVET" --replay "$F/driver-hang.json" record -
 expect_jq "record - on a hang: a recording with the hang" \
 	'.nvml.devices[0].nvmlDeviceGetPowerUsage == {"hang": true}' "$TMP/out"
+done_testing

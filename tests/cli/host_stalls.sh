@@ -4,6 +4,7 @@
 # belongs. doctor must still answer within seconds, with its report and the findings naming
 # those paths. `timeout` turns a hang into exit 124.
 . "$TOP/tests/cli/lib.sh"
+need_tool jq "JSON output"
 
 R="$TMP/root"
 mkdir -p "$R/etc" "$R/proc/driver/nvidia" "$R/var/log/apt" "$R/.gpuvet"
@@ -48,3 +49,4 @@ for f in "$TMP/rec.json" "$TMP/hang.json"; do
 		fail "stalls: replay of $n answers" "exit $rc after ${took}s; $(head -c 300 "$TMP/err")"; fi
 	expect_jq "stalls: replay of $n names the driver's file" '[.findings[] | select(.id == "module.driver_stalled" and (.evidence[0] | startswith("/proc/driver/nvidia/version: no answer")))] | length == 1' "$TMP/j"
 done
+done_testing

@@ -39,3 +39,4 @@ expect_grep "an include naming no file is named" "^$nofile: .*names no file" "$T
 expect_grep "a folder without a layer is named" "^$TMP/src/store/db.c: src/store has no layer" \
 	"$TMP/out"
 expect_grep "the count of violations is printed" "^6 includes against the layer order" "$TMP/out"
+done_testing

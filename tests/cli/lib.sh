@@ -1,11 +1,59 @@
-# tests/cli/lib.sh: helpers for CLI tests. Each test prints PASS/FAIL lines for tests/run.sh.
-# GPUVET is the binary; TOP the repository; SCEN the scenario folder.
+# tests/cli/lib.sh: helpers for CLI tests, sourced by each tests/cli/*.sh. GPUVET is the binary;
+# TOP the repository; SCEN the scenario folder; TMP a scratch folder removed at exit.
+#
+# The rules every script follows (tests/run.sh enforces them, so a script that dies part-way or
+# loses a result cannot read as green):
+# - each check prints one result line through pass, fail or skip ("PASS name", "FAIL name: why",
+#   "SKIP name: why"), never with a bare echo: the helpers count what they print;
+# - the script's last command is done_testing, which prints "DONE N results". run.sh fails a
+#   script that ends without that line (it exited or died part-way) or whose N differs from the
+#   result lines it printed (a result lost in a file or a pipe, or printed by hand);
+# - a script that stops early on purpose calls skip_all REASON (one SKIP) or bail NAME REASON
+#   (one FAIL), which declare and exit; never a bare exit;
+# - a tool the checks need (jq, tmux) is asked for with need_tool: missing, that is a FAIL, never
+#   a silent pass or a skip;
+# - the exit status is 0 (failures are FAIL lines): run.sh fails any other, and a script that
+#   runs longer than its limit (CLI_TIMEOUT, 300 s).
 SCEN="$TOP/tests/scenarios"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+# a script stopped by run.sh's time limit still removes its scratch folder
+trap 'exit 143' TERM HUP
+# one line per result printed; a subshell that must not count its results (its output goes to a
+# file, not to run.sh) points RESULTS elsewhere
+RESULTS="$TMP/.results"
+: >"$RESULTS"
 
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1${2:+: $2}"; }
+pass() { echo "PASS $1"; echo >>"$RESULTS"; }
+fail() { echo "FAIL $1${2:+: $2}"; echo >>"$RESULTS"; }
+skip() { echo "SKIP $1"; echo >>"$RESULTS"; }
+
+# done_testing: the script's last line: how many results it printed (see the rules above)
+done_testing() {
+	echo "DONE $(wc -l <"$RESULTS" | tr -d ' ') results"
+}
+
+# skip_all REASON: nothing here can be checked, for a reason that is no fault (one SKIP); ends
+# the script
+skip_all() {
+	skip "$1"
+	done_testing
+	exit 0
+}
+
+# bail NAME REASON: what the rest needs failed (one FAIL); ends the script
+bail() {
+	fail "$1" "$2"
+	done_testing
+	exit 0
+}
+
+# need_tool TOOL WHAT: the script checks WHAT with TOOL. Without it: a FAIL (in CI and on a
+# developer's machine alike: `make deps` installs it) and the script ends.
+need_tool() {
+	command -v "$1" >/dev/null 2>&1 && return 0
+	bail "$(basename "$0" .sh): $1 is installed" "needed to check $2; install it (make deps)"
+}
 
 # expect_exit NAME CODE CMD...: run CMD, compare the exit code.
 expect_exit() {

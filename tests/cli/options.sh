@@ -89,3 +89,4 @@ esc=$(printf '\033')
 "$GPUVET" --replay "$REC" status "--x${esc}[2J" >"$TMP/out" 2>"$TMP/err"
 expect_no_grep "a typed escape is not echoed raw" "$esc" "$TMP/err"
 expect_grep "a typed escape is shown escaped" "unknown option '--x\\\\x1b\[2J'" "$TMP/err"
+done_testing

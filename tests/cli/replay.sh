@@ -1,5 +1,6 @@
 # replay.sh: recordings round-trip, and bad recordings give one clear line and exit 3.
 . "$TOP/tests/cli/lib.sh"
+need_tool jq "JSON output"
 BASE="$SCEN/h200x2.json"
 
 # a replay recorded again answers the same (the fake libraries serve what the recording holds)
@@ -96,3 +97,4 @@ for m in h200x2 h200x1; do
 		fail "replay of $m reproduces its live findings" "$(diff "$TMP/live.sel" "$TMP/replay.sel" | head -4)"
 	fi
 done
+done_testing

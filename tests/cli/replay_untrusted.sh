@@ -2,6 +2,7 @@
 # in a recording are resolved inside it, never against the real filesystem), refuse what no
 # real machine records, and bound everything a recording declares, each with one clear line.
 . "$TOP/tests/cli/lib.sh"
+need_tool jq "JSON output"
 BASE="$SCEN/h200x2.json"
 
 # a folder outside gpuvet's reach, with a file a hostile recording tries to overwrite
@@ -88,3 +89,4 @@ GPUVET_CALL_TIMEOUT_MS=300 TMPDIR="$TMP/tmpdir" timeout -s KILL 1 "$GPUVET" --re
 untouched "a replay killed by SIGKILL"
 TMPDIR="$TMP/tmpdir" timeout -s HUP 1 "$GPUVET" --replay "$BASE" watch >/dev/null 2>&1
 untouched "a replay ended by SIGHUP"
+done_testing

@@ -3,6 +3,7 @@
 # was there is replaced by a new one (a new inode), recordings are 0600, and no temporary file
 # is left behind, even when the write fails (src/util/file.c).
 . "$TOP/tests/cli/lib.sh"
+need_tool jq "JSON output"
 BASE="$SCEN/h200x2.json"
 S="$TOP/tests/bench/sample-fakegpu.json"
 umask 022
@@ -83,3 +84,4 @@ writes html 644 "$GPUVET" bench --load "$S" --html "$TMP/html/out"
 expect_jq "record: a relative name" '.gpuvet_recording == 1' "$TMP/rel.json"
 expect_exit "record: - is stdout" 0 "$GPUVET" --replay "$BASE" record -
 expect_jq "record: stdout holds the recording" '.gpuvet_recording == 1' "$TMP/out"
+done_testing

@@ -2,19 +2,43 @@
 # that carries an "expect", such as the healthy bare-metal variant) yields its findings and
 # exit code. Each scenario carries "expect": {"exit": N, "findings": {"id": "severity"},
 # "absent": ["id"], "echo_of": {"id": "cause-id" or null}, "gpus": {"id": [index, ...]},
-# "fix_has": {"id": ["text", ...]}, "report_has": ["text", ...], "report_lacks": ["text", ...],
-# "env": {"VAR": "value"}, "status_exit": N}; see docs/scenarios.md. The scenarios in
+# "fix_has", "summary_has", "evidence_has": {"id": ["text", ...]}, "report_has",
+# "report_once", "report_lacks": ["text", ...], "env": {"VAR": "value"}, "status_exit": N};
+# see docs/scenarios.md. The scenarios in
 # tests/scenarios/known-gaps/ state what doctor should say but does not yet: they are run too
 # and reported as SKIP lines.
 . "$TOP/tests/cli/lib.sh"
+need_tool jq "each scenario's expectations"
 
 # vis TEXT: TEXT with its control bytes shown (^[), for the names of checks
 vis() { printf '%s' "$1" | cat -v; }
+
+KEYS="exit status_exit env findings absent echo_of gpus fix_has summary_has evidence_has
+report_has report_once report_lacks"
+KEYS=$(echo $KEYS)
+
+# texts_in KEY WHAT FIELD: for each "id": ["text", ...] of the scenario's .expect[KEY], a check
+# that a finding with that id holds the text in FIELD (a jq path to strings); uses $f, $name
+texts_in() {
+	jq -r --arg k "$1" '(.expect[$k] // {}) | to_entries[] | .key as $id | .value[] | "\($id) \(.)"' "$f" |
+	while IFS= read -r line; do
+		id=${line%% *}
+		text=${line#* }
+		if jq -e --arg id "$id" --arg t "$text" \
+			"[.findings[] | select(.id == \$id) | $3] | any(contains(\$t))" \
+			"$TMP/out.json" >/dev/null 2>&1; then pass "$name: $id $2 holds $(vis "$text")"; else
+			fail "$name: $id $2 holds $(vis "$text")" "found: $(jq -c --arg id "$id" "[.findings[] | select(.id == \$id) | $3]" "$TMP/out.json" 2>/dev/null | cat -v)"; fi
+	done
+}
 
 # check_scenario FILE: the PASS/FAIL lines of one scenario's expectations
 check_scenario() {
 	f=$1
 	name=$(basename "$f" .json)
+	# a misspelt key would check nothing: every key must be one this runner knows
+	bad=$(jq -r --arg k "$KEYS" '(.expect | keys) - ($k | split(" ")) | join(" ")' "$f")
+	if [ -z "$bad" ]; then pass "$name: expectation keys known"; else
+		fail "$name: expectation keys known" "unknown: $bad"; fi
 	want=$(jq -r '.expect.exit // 0' "$f")
 	envs=$(jq -r '(.expect.env // {}) | to_entries[] | "\(.key)=\(.value)"' "$f")
 	# shellcheck disable=SC2086
@@ -62,16 +86,11 @@ check_scenario() {
 			"$TMP/out.json" >/dev/null 2>&1; then pass "$name: no $id"; else
 			fail "$name: no $id"; fi
 	done
-	# "fix_has": the JSON fix text of a finding with that id holds each text as it is
-	jq -r '(.expect.fix_has // {}) | to_entries[] | .key as $id | .value[] | "\($id) \(.)"' "$f" |
-	while IFS= read -r line; do
-		id=${line%% *}
-		text=${line#* }
-		if jq -e --arg id "$id" --arg t "$text" \
-			'[.findings[] | select(.id == $id) | .fix.text // ""] | any(contains($t))' \
-			"$TMP/out.json" >/dev/null 2>&1; then pass "$name: $id fix holds $(vis "$text")"; else
-			fail "$name: $id fix holds $(vis "$text")" "found: $(jq -c --arg id "$id" '[.findings[] | select(.id == $id) | .fix.text]' "$TMP/out.json" 2>/dev/null | cat -v)"; fi
-	done
+	# "fix_has", "summary_has", "evidence_has": a finding with that id has each text, as it
+	# is, in its JSON fix text, its summary, one of its evidence lines
+	texts_in fix_has fix '.fix.text // empty'
+	texts_in summary_has summary '.summary'
+	texts_in evidence_has evidence '(.evidence // [])[]'
 	# the human report of the same machine: same exit code, no crash, fits 100 columns
 	env $envs COLUMNS=100 "$GPUVET" --replay "$f" doctor >"$TMP/out.txt" 2>"$TMP/err"
 	got=$?
@@ -83,6 +102,12 @@ check_scenario() {
 	jq -r '(.expect.report_has // [])[]' "$f" | while IFS= read -r text; do
 		if grep -Fq -- "$text" "$TMP/out.txt"; then pass "$name: report shows $(vis "$text")"; else
 			fail "$name: report shows $(vis "$text")" "$(head -c 300 "$TMP/out.txt" | cat -v)"; fi
+	done
+	# "report_once": texts on exactly one line of the report (a group printed once)
+	jq -r '(.expect.report_once // [])[]' "$f" | while IFS= read -r text; do
+		n=$(grep -cF -- "$text" "$TMP/out.txt")
+		if [ "$n" -eq 1 ]; then pass "$name: report shows $(vis "$text") once"; else
+			fail "$name: report shows $(vis "$text") once" "on $n lines"; fi
 	done
 	jq -r '(.expect.report_lacks // [])[]' "$f" | while IFS= read -r text; do
 		if grep -Fq -- "$text" "$TMP/out.txt"; then
@@ -106,10 +131,12 @@ done
 for f in "$SCEN"/known-gaps/*.json; do
 	[ -f "$f" ] || continue
 	name=$(basename "$f" .json)
-	check_scenario "$f" >"$TMP/gap.txt" 2>&1
+	# its checks go to a file, not to run.sh: they are not this script's results
+	(RESULTS="$TMP/gap.results"; check_scenario "$f") >"$TMP/gap.txt" 2>&1
 	if grep -q '^FAIL' "$TMP/gap.txt"; then
-		echo "SKIP known gap $name: $(grep -m1 '^FAIL' "$TMP/gap.txt" | cut -c6- | sed "s/^$name: //")"
+		skip "known gap $name: $(grep -m1 '^FAIL' "$TMP/gap.txt" | cut -c6- | sed "s/^$name: //")"
 	else
-		echo "SKIP known gap $name: doctor now meets it; move it to faults/"
+		skip "known gap $name: doctor now meets it; move it to faults/"
 	fi
 done
+done_testing

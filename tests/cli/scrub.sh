@@ -5,6 +5,7 @@
 # can fail); the scrubbed one none of them; and doctor must find the same on both.
 # src/capture/scrub.c does the work; test_scrub.c tests it on files record does not read.
 . "$TOP/tests/cli/lib.sh"
+need_tool jq "JSON output"
 BASE="$SCEN/h200x2.json"
 
 jq '
@@ -86,3 +87,4 @@ for m in seeded h200x2 h200x1; do
 		fail "scrubbed $m gives the same doctor findings" "$(diff "$TMP/a.sel" "$TMP/b.sel" | head -4)"
 	fi
 done
+done_testing

@@ -3,6 +3,7 @@
 # The machine: the 2 x H200 bench skeleton (NVML and CUDA answers) with GPU 1's UUID changed so
 # that "GPU-94c2" starts both UUIDs and "GPU-94c2f" only GPU 1's.
 . "$TOP/tests/cli/lib.sh"
+need_tool jq "the selected GPUs in JSON"
 cat >"$TMP/m.json" <<EOF
 {"gpuvet_recording": 1, "derive": "$TOP/tests/bench/h200x2-skeleton.json",
  "nvml": {"devices": {"1": {"nvmlDeviceGetUUID": [0, "GPU-94c2ffff-0000-1111-2222-333344445555"]}}}}
@@ -100,3 +101,4 @@ nvml_same "GPUVET_NVML_LIBRARY names a missing file" \
 	env GPUVET_NVML_LIBRARY="$TMP/none/libnvidia-ml.so.1" "$GPUVET"
 nvml_same "nvmlInit fails" "^gpuvet: error: nvmlInit_v2: Driver Not Loaded \(9\)$" \
 	"$GPUVET" --replay "$SCEN/faults/row02-module-not-loaded.json"
+done_testing

@@ -1,5 +1,6 @@
 # status.sh: the one-line view, --json, and nvidia-smi compatible --query on the 2x H200 recording.
 . "$TOP/tests/cli/lib.sh"
+need_tool jq "JSON output"
 BASE="$SCEN/h200x2.json"
 
 expect_exit "status" 0 "$GPUVET" --replay "$BASE" status
@@ -58,3 +59,4 @@ if [ -z "$bad" ] && [ "$(wc -l <"$TMP/fields")" -gt 50 ]; then
 else
 	fail "every --query field reads the same with the light and the full probe" "differ:$bad"
 fi
+done_testing

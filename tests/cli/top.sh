@@ -66,3 +66,4 @@ expect_grep "no such GPU" "no GPU matches '9'" "$TMP/err"
 export GPUVET_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1
 expect_exit "top without NVML" 5 "$GPUVET" top --once
 unset GPUVET_NVML_LIBRARY
+done_testing

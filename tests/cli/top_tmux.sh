@@ -5,10 +5,7 @@
 . "$TOP/tests/cli/lib.sh"
 M="$SCEN/monitor"
 
-if ! command -v tmux >/dev/null 2>&1; then
-	echo "SKIP top_tmux: tmux is not installed (apt-get install tmux)"
-	exit 0
-fi
+need_tool tmux "the interactive screen"
 SOCK="gpuvet-test-$$"
 trap 'tmux -L "$SOCK" kill-server >/dev/null 2>&1; rm -rf "$TMP"' EXIT
 
@@ -157,3 +154,4 @@ tmux -L "$SOCK" capture-pane -e -p -t g >"$TMP/mono"
 if grep -q "$(printf '\033')\[3[1-6]m" "$TMP/mono"; then fail "--no-color means no colours" "colour codes"; else
 	pass "--no-color means no colours"; fi
 quit_ok "quit --no-color" g
+done_testing

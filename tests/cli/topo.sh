@@ -2,6 +2,7 @@
 # the H200 pair), P2P, NVLink per link, PCIe, --json, 1/8 GPUs and an old recording without
 # topology answers.
 . "$TOP/tests/cli/lib.sh"
+need_tool jq "JSON output"
 M="$SCEN/monitor"
 
 expect_exit "topo on the pair" 0 "$GPUVET" --replay "$M/x2.json" topo
@@ -37,3 +38,4 @@ expect_exit "topo bad option" 4 "$GPUVET" --replay "$M/x2.json" topo --bogus
 expect_exit "topo with hidden link ends" 0 "$GPUVET" --replay "$M/x2-hidden-remote.json" topo
 expect_grep "hidden link ends: NV18 row 0" '^GPU0   X     NV18 ' "$TMP/out"
 expect_grep "hidden link ends: links say so" 'hidden by NVML' "$TMP/out"
+done_testing

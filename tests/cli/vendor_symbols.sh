@@ -4,6 +4,8 @@
 # least one name of each symbol. Then the oldest binding, the unsuffixed process-list calls of
 # drivers before 470, is replayed end to end.
 . "$TOP/tests/cli/lib.sh"
+need_tool jq "what a replayed record holds"
+need_tool nm "the symbols the fake libraries export"
 R="$TOP/$O/replay"
 F="$TOP/$O/fakegpu"
 syms() { # syms FILE: "field name name..." per SYM(...) entry, multi-line entries joined
@@ -67,3 +69,4 @@ expect_jq "pre-470 process calls: the process is read through them" \
 	'.nvml.devices[0]["nvmlDeviceGetComputeRunningProcesses"][1][0] == 4242' "$TMP/again.json"
 expect_jq "pre-470 process calls: no instance ids in the short struct" \
 	'.nvml.devices[0]["nvmlDeviceGetComputeRunningProcesses"][1][2] == 4294967295' "$TMP/again.json"
+done_testing

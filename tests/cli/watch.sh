@@ -2,6 +2,7 @@
 # GPU selection, processes (pmon-like), rates from counters, throttling, a GPU lost mid-run,
 # a hung GPU, 16 GPUs, and the collector's own cost.
 . "$TOP/tests/cli/lib.sh"
+need_tool jq "JSON output"
 M="$SCEN/monitor"
 
 # expect_all NAME SELECT TEST FILE: the JSON lines matching SELECT exist and all pass TEST
@@ -106,3 +107,4 @@ n=$(grep -c '^ *[0-9]* *0 *[78][0-9]$' "$TMP/out")
 
 expect_exit "watch self-cost" 0 "$GPUVET" --replay "$M/x2.json" watch -c 3 -i 0.1 -f sm --self-cost
 expect_grep "self-cost line" '^# self-cost: [0-9]+ fast ticks on 2 GPUs: collector [0-9.]+ us CPU per tick per GPU' "$TMP/err"
+done_testing

@@ -1,7 +1,9 @@
 /*
  * hostcheck.h: the hand-built doctor input shared by the host-layer check tests
  * (test_checks_host.c, test_checks_pci.c, test_checks_module.c): a healthy bare-metal Ubuntu
- * server with two H200s, helpers to break it, and assertions on the findings.
+ * server with two H200s, helpers to break it, and assertions on the findings. Only for what a
+ * scenario cannot state (tests/scenarios/, docs/scenarios.md): a fault that a recording can
+ * hold is a scenario.
  */
 #ifndef GPUVET_HOSTCHECK_H
 #define GPUVET_HOSTCHECK_H
@@ -11,7 +13,6 @@
 
 #include "checks/catalog.h"
 #include "checks/doctor.h"
-#include "gpu/reason.h"
 #include "test.h"
 #include "util/util.h"
 
@@ -246,47 +247,14 @@ static UNUSED void healthy(void)
 
 	h->kmsg.dmesg_restrict = 0;
 
-	reason_set_call(&in->sys.nvml_init, LIB_NVML, "nvmlInit_v2", 0);
-	reason_set_call(&in->sys.cuda_init, LIB_CUDA, "cuInit", 0);
+	num_set(&in->sys.nvml_init, 0);
+	num_set(&in->sys.cuda_init, 0);
 	in->sys.nvml_lib.attempted = in->sys.nvml_lib.loaded = true;
 	str_copy(in->sys.nvml_lib.path, "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.580.159.04",
 		 sizeof(in->sys.nvml_lib.path));
 	str_copy(in->sys.nvml_lib.version, "580.159.04", sizeof(in->sys.nvml_lib.version));
 	add_nvml_gpu(0, "00000000:00:06.0", 0, 9, 0);
 	add_nvml_gpu(1, "00000000:00:07.0", 1, 9, 0);
-}
-
-/* No module at all: what every "not loaded" test starts from. */
-static UNUSED void unloaded(void)
-{
-	struct module_facts *m = &in->facts.module;
-
-	m->proc_version = m->loaded_nvidia = m->loaded_uvm = m->uvm_in_proc_devices = false;
-	m->version[0] = m->version_line[0] = '\0';
-	m->param_dev_mode = m->param_dev_uid = m->param_dev_gid = m->param_modify_dev_files = -1;
-	in->facts.devnodes.n = 0;
-	in->facts.devnodes.ngpu_nodes = 0;
-	in->facts.pci.devs[0].driver[0] = in->facts.pci.devs[1].driver[0] = '\0';
-	in->facts.pci.devs[0].nv_info = in->facts.pci.devs[1].nv_info = false;
-	memset(&in->sys, 0, sizeof(in->sys));
-	/* NVML_ERROR_DRIVER_NOT_LOADED */
-	reason_set_call(&in->sys.nvml_init, LIB_NVML, "nvmlInit_v2", 9);
-}
-
-/* A healthy WSL2 machine: no PCI GPU, no module, /dev/dxg, NVML through the Windows driver. */
-static UNUSED void wsl(void)
-{
-	healthy();
-	in->facts.platform.wsl = true;
-	str_copy(in->facts.platform.un.release, "5.15.153.1-microsoft-standard-WSL2",
-		 sizeof(in->facts.platform.un.release));
-	in->facts.pci.n = in->facts.pci.ngpus = 0;
-	unloaded();
-	in->facts.module.nkernels = 0;
-	in->facts.module.running_has_module = false;
-	in->facts.devnodes.dxg = true;
-	reason_set_call(&in->sys.nvml_init, LIB_NVML, "nvmlInit_v2", 0);
-	add_nvml_gpu(0, "00000000:01:00.0", 0, 8, 9);
 }
 
 #endif

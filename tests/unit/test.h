@@ -1,6 +1,7 @@
 /*
  * test.h: the unit-test harness. Each tests/unit/test_*.c is one program; every TEST runs
- * and prints "PASS name" or "FAIL name: file:line: expression", which tests/run.sh counts.
+ * and prints "PASS name" or "FAIL name: file:line: expression", which tests/run.sh counts;
+ * main ends with `return TEST_DONE();`, which declares how many it printed.
  */
 #ifndef GPUVET_TEST_H
 #define GPUVET_TEST_H
@@ -46,6 +47,16 @@ static const char *test_current = "";
 		}                                                                                  \
 	} while (0)
 
-#define TEST_DONE() (test_fail_count ? 1 : 0)
+/* main's last word: "DONE N results", N the PASS and FAIL lines printed. tests/run.sh fails a
+ * program that ends without it (an exit or a crash part-way: with stdout in a file, a crash also
+ * loses what was buffered) or whose N differs from the lines it printed. The exit status is 1
+ * when a test failed. */
+static inline int test_done(void)
+{
+	printf("DONE %d results\n", test_pass_count + test_fail_count);
+	fflush(stdout);
+	return test_fail_count ? 1 : 0;
+}
+#define TEST_DONE() test_done()
 
 #endif
