@@ -62,6 +62,27 @@ void nv_num(const struct gpu *g, struct num *n, const char *key, int rc, int64_t
 		cur_sample->lost = true;
 }
 
+/* A call that answers two values through pointers (ECC mode, MIG mode, compute capability,
+ * power limits, utilisation, fabric): both recorded under key, as one answer of two values
+ * ("uu" when is_unsigned, else "ii"), and stored with the call's state in a and b. Unlike
+ * nv_num it does not mark the sample lost; the callers that care look at rc. */
+void nv_pair(const struct gpu *g, const char *key, int rc, bool is_unsigned, struct num *a,
+	     int64_t va, struct num *b, int64_t vb)
+{
+	int gi = (int)g->index;
+
+	if (rc != NVML_ERROR_FUNCTION_NOT_FOUND) {
+		if (is_unsigned)
+			rec_call("nvml", gi, key, rc, rc ? "" : "uu", (uint64_t)va, (uint64_t)vb);
+		else
+			rec_call("nvml", gi, key, rc, rc ? "" : "ii", va, vb);
+	}
+	nv_state(a, key, rc);
+	nv_state(b, key, rc);
+	a->v = va;
+	b->v = vb;
+}
+
 /* NVML strings are fixed buffers; keep printable ASCII only, so garbage never reaches a
  * terminal or a JSON document. */
 void clean_string(char *s, size_t n)

@@ -43,6 +43,8 @@ struct probe {
 /* storing answers (probe.c) */
 void nv_state(struct num *n, const char *call, int rc);
 void nv_num(const struct gpu *g, struct num *n, const char *key, int rc, int64_t v);
+void nv_pair(const struct gpu *g, const char *key, int rc, bool is_unsigned, struct num *a,
+	     int64_t va, struct num *b, int64_t vb);
 void clean_string(char *s, size_t n);
 void nv_text(const struct gpu *g, struct text *t, const char *key, int rc, char *buf, size_t n);
 void lib_info_from(struct lib_info *li, const struct vlib *l);

@@ -248,13 +248,8 @@ bool read_fast(struct probe *p, const struct gpu *g, nvml_dev h, unsigned mask,
 		struct nvml_utilization ut = {0, 0};
 
 		rc = NV(p, gi, "nvmlDeviceGetUtilizationRates", DeviceGetUtilizationRates, h, &ut);
-		if (rc != NVML_ERROR_FUNCTION_NOT_FOUND)
-			rec_call("nvml", gi, "nvmlDeviceGetUtilizationRates", rc, rc ? "" : "uu",
-				 (uint64_t)ut.gpu, (uint64_t)ut.memory);
-		nv_state(&s->util_gpu_pct, "nvmlDeviceGetUtilizationRates", rc);
-		nv_state(&s->util_mem_pct, "nvmlDeviceGetUtilizationRates", rc);
-		s->util_gpu_pct.v = ut.gpu;
-		s->util_mem_pct.v = ut.memory;
+		nv_pair(g, "nvmlDeviceGetUtilizationRates", rc, true, &s->util_gpu_pct, ut.gpu,
+			&s->util_mem_pct, ut.memory);
 		MEMO(PF_UTIL);
 		if (rc == NVML_ERROR_GPU_IS_LOST) {
 			s->lost = true;
@@ -435,13 +430,8 @@ void read_sample(struct probe *p, const struct gpu *g, nvml_dev h, unsigned flag
 				state = f1.state;
 				status = f1.status;
 			}
-			if (rc != NVML_ERROR_FUNCTION_NOT_FOUND)
-				rec_call("nvml", gi, "nvmlDeviceGetGpuFabricInfo", rc, rc ? "" : "ii",
-					 (int64_t)state, (int64_t)status);
-			nv_state(&s->fabric_state, "nvmlDeviceGetGpuFabricInfo", rc);
-			nv_state(&s->fabric_status, "nvmlDeviceGetGpuFabricInfo", rc);
-			s->fabric_state.v = state;
-			s->fabric_status.v = status;
+			nv_pair(g, "nvmlDeviceGetGpuFabricInfo", rc, false, &s->fabric_state, state,
+				&s->fabric_status, status);
 			if (num_ok(&s->fabric_state) && state == NVML_GPU_FABRIC_STATE_NOT_SUPPORTED) {
 				s->fabric_state.st = VAL_NA;
 				s->fabric_status.st = VAL_NA;

@@ -124,13 +124,7 @@ void read_static(struct probe *p, struct gpu *g, nvml_dev h, unsigned flags)
 	U32(power_enforced_mw, "nvmlDeviceGetEnforcedPowerLimit", DeviceGetEnforcedPowerLimit);
 	i1 = i2 = 0;
 	rc = NV(p, gi, "nvmlDeviceGetEccMode", DeviceGetEccMode, h, &i1, &i2);
-	if (rc != NVML_ERROR_FUNCTION_NOT_FOUND)
-		rec_call("nvml", gi, "nvmlDeviceGetEccMode", rc, rc ? "" : "ii", (int64_t)i1,
-			 (int64_t)i2);
-	nv_state(&st->ecc_current, "nvmlDeviceGetEccMode", rc);
-	nv_state(&st->ecc_pending, "nvmlDeviceGetEccMode", rc);
-	st->ecc_current.v = i1;
-	st->ecc_pending.v = i2;
+	nv_pair(g, "nvmlDeviceGetEccMode", rc, false, &st->ecc_current, i1, &st->ecc_pending, i2);
 
 	TEXT(serial, "nvmlDeviceGetSerial", DeviceGetSerial);
 	TEXT(board_part, "nvmlDeviceGetBoardPartNumber", DeviceGetBoardPartNumber);
@@ -148,13 +142,8 @@ void read_static(struct probe *p, struct gpu *g, nvml_dev h, unsigned flags)
 	i1 = i2 = 0;
 	rc = NV(p, gi, "nvmlDeviceGetCudaComputeCapability", DeviceGetCudaComputeCapability, h, &i1,
 		&i2);
-	if (rc != NVML_ERROR_FUNCTION_NOT_FOUND)
-		rec_call("nvml", gi, "nvmlDeviceGetCudaComputeCapability", rc, rc ? "" : "ii",
-			 (int64_t)i1, (int64_t)i2);
-	nv_state(&st->cc_major, "nvmlDeviceGetCudaComputeCapability", rc);
-	nv_state(&st->cc_minor, "nvmlDeviceGetCudaComputeCapability", rc);
-	st->cc_major.v = i1;
-	st->cc_minor.v = i2;
+	nv_pair(g, "nvmlDeviceGetCudaComputeCapability", rc, false, &st->cc_major, i1,
+		&st->cc_minor, i2);
 
 	U32(clock_max_gr_mhz, "nvmlDeviceGetMaxClockInfo(0)", DeviceGetMaxClockInfo, NVML_CLOCK_GRAPHICS);
 	U32(clock_max_sm_mhz, "nvmlDeviceGetMaxClockInfo(1)", DeviceGetMaxClockInfo, NVML_CLOCK_SM);
@@ -165,13 +154,8 @@ void read_static(struct probe *p, struct gpu *g, nvml_dev h, unsigned flags)
 	u = u2 = 0;
 	rc = NV(p, gi, "nvmlDeviceGetPowerManagementLimitConstraints",
 		DeviceGetPowerManagementLimitConstraints, h, &u, &u2);
-	if (rc != NVML_ERROR_FUNCTION_NOT_FOUND)
-		rec_call("nvml", gi, "nvmlDeviceGetPowerManagementLimitConstraints", rc,
-			 rc ? "" : "uu", (uint64_t)u, (uint64_t)u2);
-	nv_state(&st->power_min_mw, "nvmlDeviceGetPowerManagementLimitConstraints", rc);
-	nv_state(&st->power_max_mw, "nvmlDeviceGetPowerManagementLimitConstraints", rc);
-	st->power_min_mw.v = u;
-	st->power_max_mw.v = u2;
+	nv_pair(g, "nvmlDeviceGetPowerManagementLimitConstraints", rc, true, &st->power_min_mw, u,
+		&st->power_max_mw, u2);
 	U32(power_default_mw, "nvmlDeviceGetPowerManagementDefaultLimit",
 	    DeviceGetPowerManagementDefaultLimit);
 	U32(power_limit_mw, "nvmlDeviceGetPowerManagementLimit", DeviceGetPowerManagementLimit);
@@ -181,13 +165,7 @@ void read_static(struct probe *p, struct gpu *g, nvml_dev h, unsigned flags)
 
 	u = u2 = 0;
 	rc = NV(p, gi, "nvmlDeviceGetMigMode", DeviceGetMigMode, h, &u, &u2);
-	if (rc != NVML_ERROR_FUNCTION_NOT_FOUND)
-		rec_call("nvml", gi, "nvmlDeviceGetMigMode", rc, rc ? "" : "uu", (uint64_t)u,
-			 (uint64_t)u2);
-	nv_state(&st->mig_current, "nvmlDeviceGetMigMode", rc);
-	nv_state(&st->mig_pending, "nvmlDeviceGetMigMode", rc);
-	st->mig_current.v = u;
-	st->mig_pending.v = u2;
+	nv_pair(g, "nvmlDeviceGetMigMode", rc, true, &st->mig_current, u, &st->mig_pending, u2);
 	if (num_ok(&st->mig_current) && st->mig_current.v == 1) {
 		unsigned max = 0, i, have = 0;
 
