@@ -14,6 +14,7 @@
 #include "../util/util.h"
 #include "../vendor/nvml.h"
 #include "../vendor/watchdog.h"
+#include "tier.h"
 
 /* ---- the fast tier ----------------------------------------------------------------------- */
 
@@ -37,62 +38,21 @@ void problem(struct mon_gpu *mg, const char *what, const char *call, int rc)
 	mg->problem_ns = now_ns();
 }
 
-/* The fields of the fast tier, from a working sample into the shared one. */
+/* The fields of the fast tier, from a working sample into the shared one (gpu/tier.c). */
 static void copy_fast(struct gpu_sample *d, const struct gpu_sample *s)
 {
 	d->t_ns = s->t_ns;
-	d->util_gpu_pct = s->util_gpu_pct;
-	d->util_mem_pct = s->util_mem_pct;
-	d->mem_used_bytes = s->mem_used_bytes;
-	d->mem_free_bytes = s->mem_free_bytes;
-	d->mem_reserved_bytes = s->mem_reserved_bytes;
-	d->temp_c = s->temp_c;
-	d->mem_temp_c = s->mem_temp_c;
-	d->temp_margin_c = s->temp_margin_c;
-	d->power_mw = s->power_mw;
-	d->power_avg_mw = s->power_avg_mw;
-	d->clock_sm_mhz = s->clock_sm_mhz;
-	d->clock_mem_mhz = s->clock_mem_mhz;
-	d->clock_gr_mhz = s->clock_gr_mhz;
-	d->clock_video_mhz = s->clock_video_mhz;
-	d->pstate = s->pstate;
-	d->fan_pct = s->fan_pct;
-	d->clock_events = s->clock_events;
-	d->pcie_gen = s->pcie_gen;
-	d->pcie_width = s->pcie_width;
-	d->nprocs = s->nprocs;
+	tier_copy(d, s, MT_FAST);
 	d->lost = s->lost;
 }
 
-/* The fields of the health tier. */
+/* The fields of the health tier (gpu/tier.c). */
 void copy_health(struct gpu_sample *d, const struct gpu_sample *s)
 {
-	d->recovery_action = s->recovery_action;
-	d->ce_sw_power_ns = s->ce_sw_power_ns;
-	d->ce_sync_boost_ns = s->ce_sync_boost_ns;
-	d->ce_sw_thermal_ns = s->ce_sw_thermal_ns;
-	d->ce_hw_thermal_ns = s->ce_hw_thermal_ns;
-	d->ce_hw_power_brake_ns = s->ce_hw_power_brake_ns;
-	d->pcie_replays = s->pcie_replays;
-	d->ecc_vol_corrected = s->ecc_vol_corrected;
-	d->ecc_vol_uncorrected = s->ecc_vol_uncorrected;
-	d->ecc_agg_corrected = s->ecc_agg_corrected;
-	d->ecc_agg_uncorrected = s->ecc_agg_uncorrected;
-	d->remap_corrected = s->remap_corrected;
-	d->remap_uncorrected = s->remap_uncorrected;
-	d->remap_pending = s->remap_pending;
-	d->remap_failure = s->remap_failure;
-	d->retired_sbe = s->retired_sbe;
-	d->retired_dbe = s->retired_dbe;
-	d->retired_pending = s->retired_pending;
-	d->fabric_state = s->fabric_state;
-	d->fabric_status = s->fabric_status;
-	d->pcie_tx_kbps = s->pcie_tx_kbps;
-	d->pcie_rx_kbps = s->pcie_rx_kbps;
-	d->energy_mj = s->energy_mj;
+	tier_copy(d, s, MT_HEALTH);
 }
 
-static void count_errors(struct collector *c, const struct gpu_sample *s)
+void count_errors(struct collector *c, const struct gpu_sample *s)
 {
 	const struct num *const list[] = {&s->util_gpu_pct, &s->mem_used_bytes, &s->temp_c,
 					  &s->power_mw, &s->clock_sm_mhz, &s->clock_events};

@@ -12,6 +12,7 @@
 #include "../capture/recorder.h"
 #include "../util/util.h"
 #include "reason.h"
+#include "tier.h"
 
 /* ---- samples ------------------------------------------------------------------------------- */
 
@@ -338,10 +339,7 @@ void read_sample(struct probe *p, const struct gpu *g, nvml_dev h, unsigned flag
 	s->t_ns = now_ns();
 	if (flags & (PROBE_FAST | PROBE_TABLE)) {
 		/* the table tier: only what `status` shows (each first call costs 1-3 ms) */
-		unsigned mask = (flags & PROBE_FAST) ? PF_ALL
-						     : PF_UTIL | PF_MEMORY | PF_TEMP | PF_TEMP_MARGIN |
-							       PF_POWER | PF_CLOCK_SM | PF_CLOCK_EVENTS |
-							       PF_PCIE_GEN | PF_PCIE_WIDTH;
+		unsigned mask = (flags & PROBE_FAST) ? PF_ALL : tier_table_groups();
 
 		if (!read_fast(p, g, h, mask, NULL, s)) {
 			cur_sample = NULL;
