@@ -19,6 +19,7 @@
 #include "../gpu/libcheck.h"
 #include "../gpu/probe.h"
 #include "../gpu/select.h"
+#include "../gpu/tier.h"
 #include "../util/quote.h"
 #include "../util/strbuf.h"
 #include "../util/term.h"
@@ -71,19 +72,7 @@ static void csv_value(struct strbuf *sb, const struct field *f, const struct fie
  * readings costs what the table costs, not what the full probe does. */
 static bool table_reading(const struct field *f)
 {
-#define OFF(member) offsetof(struct gpu, member)
-	static const size_t offs[] = {
-		OFF(st.name),	       OFF(st.uuid),	       OFF(st.bus_id),
-		OFF(st.pci_device_id), OFF(st.pci_subsystem_id), OFF(st.mem_total_bytes),
-		OFF(st.pcie_gen_max),  OFF(st.pcie_width_max),   OFF(st.ecc_current),
-		OFF(st.power_limit_mw), OFF(s.mem_reserved_bytes), OFF(s.mem_used_bytes),
-		OFF(s.mem_free_bytes), OFF(s.util_gpu_pct),	   OFF(s.util_mem_pct),
-		OFF(s.temp_c),	       OFF(s.temp_margin_c),   OFF(s.power_mw),
-		OFF(s.clock_sm_mhz),   OFF(s.clock_events),    OFF(s.pcie_gen),
-		OFF(s.pcie_width),     OFF(s.ecc_vol_uncorrected),
-	};
-#undef OFF
-	size_t i;
+	const struct tier_member *m;
 
 	switch (f->kind) {
 	case FK_INDEX:
@@ -93,10 +82,8 @@ static bool table_reading(const struct field *f)
 	case FK_CC: return false;
 	default: break;
 	}
-	for (i = 0; i < ARRAY_SIZE(offs); i++)
-		if (f->off == offs[i])
-			return true;
-	return false;
+	m = tier_find(f->off);
+	return m && m->table;
 }
 
 /* The probe a --query needs: the table's when every field is one of its readings. */

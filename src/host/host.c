@@ -12,7 +12,7 @@
  * a job, runs the job's *_work function through hostio_run, then records what came back.
  */
 #define _GNU_SOURCE
-#include "host.h"
+#include "host_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,219 +32,8 @@
 #include "memtree.h"
 #include "pathwalk.h"
 
-#define HOST_PATH_MAX 4096
-
-struct fact_node {
-	char *path;
-	struct host_stat st;
-};
-
-struct fact_error {
-	char *path;
-	int errnum;
-};
-
-static char root_dir[HOST_PATH_MAX];
-static bool facts_loaded;
-static bool facts_present;
-static char **fact_env; /* "NAME=VALUE" */
-static size_t fact_env_n;
-static struct host_uname fact_uname;
-static bool fact_uname_set;
-static struct host_identity fact_id;
-static bool fact_id_set;
-static struct fact_node *fact_nodes;
-static size_t fact_nodes_n;
-static struct fact_error *fact_errors;
-static size_t fact_errors_n;
-static char **fact_hangs; /* paths whose reads block for ever (`hang PATH`) */
-static size_t fact_hangs_n;
-static unsigned epoch;
-
-int host_errno_from_name(const char *name)
-{
-	static const struct {
-		const char *name;
-		int num;
-	} names[] = {
-		{"ENOENT", ENOENT}, {"EACCES", EACCES}, {"EPERM", EPERM},   {"EIO", EIO},
-		{"ENODEV", ENODEV}, {"ENXIO", ENXIO},	{"EINVAL", EINVAL}, {"ENOTDIR", ENOTDIR},
-		{"EBUSY", EBUSY},   {"EAGAIN", EAGAIN}, {"ELOOP", ELOOP},
-	};
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(names); i++)
-		if (strcmp(names[i].name, name) == 0)
-			return names[i].num;
-	return EIO;
-}
-
-static void facts_free(void)
-{
-	size_t i;
-
-	for (i = 0; i < fact_env_n; i++)
-		free(fact_env[i]);
-	free(fact_env);
-	for (i = 0; i < fact_nodes_n; i++)
-		free(fact_nodes[i].path);
-	free(fact_nodes);
-	for (i = 0; i < fact_errors_n; i++)
-		free(fact_errors[i].path);
-	free(fact_errors);
-	for (i = 0; i < fact_hangs_n; i++)
-		free(fact_hangs[i]);
-	free(fact_hangs);
-	fact_env = NULL;
-	fact_nodes = NULL;
-	fact_errors = NULL;
-	fact_hangs = NULL;
-	fact_env_n = fact_nodes_n = fact_errors_n = fact_hangs_n = 0;
-	fact_uname_set = fact_id_set = false;
-	memset(&fact_uname, 0, sizeof(fact_uname));
-	memset(&fact_id, 0, sizeof(fact_id));
-	facts_present = false;
-}
-
-/* Parse one line of .gpuvet/facts; unknown lines are ignored so older gpuvets read newer files. */
-static void facts_line(char *line)
-{
-	char *sp = strchr(line, ' ');
-	char *rest;
-
-	if (!sp)
-		return;
-	*sp = '\0';
-	rest = sp + 1;
-	if (strcmp(line, "env") == 0) {
-		fact_env = xrealloc(fact_env, (fact_env_n + 1) * sizeof(*fact_env));
-		fact_env[fact_env_n++] = xstrdup(rest);
-	} else if (strcmp(line, "uname") == 0) {
-		char *val = strchr(rest, ' ');
-
-		if (!val)
-			return;
-		*val++ = '\0';
-		fact_uname_set = true;
-		if (strcmp(rest, "sysname") == 0)
-			str_copy(fact_uname.sysname, val, sizeof(fact_uname.sysname));
-		else if (strcmp(rest, "nodename") == 0)
-			str_copy(fact_uname.nodename, val, sizeof(fact_uname.nodename));
-		else if (strcmp(rest, "release") == 0)
-			str_copy(fact_uname.release, val, sizeof(fact_uname.release));
-		else if (strcmp(rest, "version") == 0)
-			str_copy(fact_uname.version, val, sizeof(fact_uname.version));
-		else if (strcmp(rest, "machine") == 0)
-			str_copy(fact_uname.machine, val, sizeof(fact_uname.machine));
-	} else if (strcmp(line, "id") == 0) {
-		unsigned a = 0, b = 0;
-		char *tok, *save = NULL;
-		int k = 0;
-
-		fact_id_set = true;
-		for (tok = strtok_r(rest, " ", &save); tok; tok = strtok_r(NULL, " ", &save), k++) {
-			uint64_t v;
-
-			if (parse_u64(tok, &v) != 0)
-				continue;
-			if (k == 0)
-				a = (unsigned)v;
-			else if (k == 1)
-				b = (unsigned)v;
-			else if (fact_id.ngroups < (int)ARRAY_SIZE(fact_id.groups))
-				fact_id.groups[fact_id.ngroups++] = (unsigned)v;
-		}
-		fact_id.uid = a;
-		fact_id.gid = b;
-	} else if (strcmp(line, "node") == 0) {
-		/* node PATH TYPE MODE UID GID MAJOR MINOR */
-		char path[HOST_PATH_MAX], type[8];
-		unsigned mode, uid, gid, maj, min;
-
-		if (sscanf(rest, "%4095s %7s %o %u %u %u %u", path, type, &mode, &uid, &gid, &maj,
-			   &min) != 7)
-			return;
-		fact_nodes = xrealloc(fact_nodes, (fact_nodes_n + 1) * sizeof(*fact_nodes));
-		fact_nodes[fact_nodes_n].path = xstrdup(path);
-		memset(&fact_nodes[fact_nodes_n].st, 0, sizeof(struct host_stat));
-		fact_nodes[fact_nodes_n].st.type = type[0];
-		fact_nodes[fact_nodes_n].st.mode = mode & 07777;
-		fact_nodes[fact_nodes_n].st.uid = uid;
-		fact_nodes[fact_nodes_n].st.gid = gid;
-		fact_nodes[fact_nodes_n].st.major = maj;
-		fact_nodes[fact_nodes_n].st.minor = min;
-		fact_nodes_n++;
-	} else if (strcmp(line, "error") == 0) {
-		char path[HOST_PATH_MAX], name[32];
-
-		if (sscanf(rest, "%4095s %31s", path, name) != 2)
-			return;
-		fact_errors = xrealloc(fact_errors, (fact_errors_n + 1) * sizeof(*fact_errors));
-		fact_errors[fact_errors_n].path = xstrdup(path);
-		fact_errors[fact_errors_n].errnum = host_errno_from_name(name);
-		fact_errors_n++;
-	} else if (strcmp(line, "hang") == 0) {
-		char path[HOST_PATH_MAX];
-
-		if (sscanf(rest, "%4095s", path) != 1)
-			return;
-		fact_hangs = xrealloc(fact_hangs, (fact_hangs_n + 1) * sizeof(*fact_hangs));
-		fact_hangs[fact_hangs_n++] = xstrdup(path);
-	}
-}
-
-static void facts_read(FILE *f)
-{
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-
-	facts_present = true;
-	while ((n = getline(&line, &cap, f)) > 0) {
-		if (line[n - 1] == '\n')
-			line[n - 1] = '\0';
-		if (line[0] && line[0] != '#')
-			facts_line(line);
-	}
-	free(line);
-}
-
-static void facts_load(void)
-{
-	char path[HOST_PATH_MAX];
-	FILE *f;
-
-	if (facts_loaded)
-		return;
-	facts_loaded = true;
-	if (!root_dir[0])
-		return;
-	str_fmt(path, sizeof(path), "%s/.gpuvet/facts", root_dir);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	facts_read(f);
-	fclose(f);
-}
-
-int host_facts_parse(const char *text, size_t len)
-{
-	FILE *f;
-
-	facts_free();
-	facts_loaded = true;
-	root_dir[0] = '\0';
-	if (!len) {
-		facts_present = true; /* an empty facts file; fmemopen refuses a zero size */
-		return 0;
-	}
-	f = fmemopen((void *)text, len, "r");
-	if (!f)
-		return -errno;
-	facts_read(f);
-	fclose(f);
-	return 0;
-}
+char root_dir[HOST_PATH_MAX];
+unsigned epoch;
 
 int host_set_root(const char *dir, struct err *e)
 {
@@ -286,67 +75,6 @@ bool host_is_fake(void)
 unsigned host_epoch(void)
 {
 	return epoch;
-}
-
-void host_mem_begin(void)
-{
-	facts_free();
-	hostio_reset();
-	root_dir[0] = '\0';
-	facts_loaded = true;
-	facts_present = true;
-	memtree_reset(true);
-	epoch++;
-}
-
-int host_mem_add(const struct host_mem_entry *entry, struct err *e)
-{
-	return memtree_add(entry, e);
-}
-
-void host_mem_env(const char *name, const char *value)
-{
-	fact_env = xrealloc(fact_env, (fact_env_n + 1) * sizeof(*fact_env));
-	fact_env[fact_env_n++] = xasprintf("%s=%s", name, value);
-}
-
-void host_mem_uname(const struct host_uname *u)
-{
-	fact_uname = *u;
-	fact_uname_set = true;
-}
-
-void host_mem_identity(const struct host_identity *id)
-{
-	fact_id = *id;
-	fact_id_set = true;
-}
-
-int host_mem_end(struct err *e)
-{
-	return memtree_finish(e);
-}
-
-static const struct fact_error *fact_error_for(const char *path)
-{
-	size_t i;
-
-	facts_load();
-	for (i = 0; i < fact_errors_n; i++)
-		if (strcmp(fact_errors[i].path, path) == 0)
-			return &fact_errors[i];
-	return NULL;
-}
-
-static const struct fact_node *fact_node_for(const char *path)
-{
-	size_t i;
-
-	facts_load();
-	for (i = 0; i < fact_nodes_n; i++)
-		if (strcmp(fact_nodes[i].path, path) == 0)
-			return &fact_nodes[i];
-	return NULL;
 }
 
 /* True when paths must be resolved by hand: a fake root, or a recording to fill. */
@@ -412,16 +140,6 @@ static int locate(const char *path, char *resolved, size_t rn, char *real, size_
 	return rc;
 }
 
-static bool fact_hang_for(const char *path)
-{
-	size_t i;
-
-	for (i = 0; i < fact_hangs_n; i++)
-		if (strcmp(fact_hangs[i], path) == 0)
-			return true;
-	return false;
-}
-
 /*
  * The first steps of every operation, on its worker: resolve path inside the root (into
  * resolved, which callers preset to path so a failure still names it), tell hostio the name
@@ -444,8 +162,6 @@ static int job_start(const char *path, char *resolved, size_t rn, char *real, si
 		return hostio_block();
 	return 0;
 }
-
-enum read_how { READ_WHOLE, READ_TAIL, READ_KMSG };
 
 /* host_read, host_read_tail and host_read_kmsg's raw read, as a hostio operation. */
 struct read_job {
@@ -487,158 +203,12 @@ static int read_work(void *arg)
 	return rc;
 }
 
-/* ---- reads served from a recording in memory (host_mem_*) ----------------------------------- */
-
-/* A recorded {"hang": true}: the read blocks on a hostio worker until the deadline, as on the
- * wedged machine, so the stall is reported and recorded the same way. */
-static int mem_hang_work(void *arg)
-{
-	(void)arg;
-	return hostio_block();
-}
-
-static int mem_hang(const char *resolved)
-{
-	char dummy = 0;
-
-	return hostio_run(mem_hang_work, NULL, &dummy, sizeof(dummy), resolved);
-}
-
-/* Resolve path in the tree and find its node; a hang answers for reads of content (a stat or
- * readlink of a wedged driver's file still answers). resolved is preset to path so that a
- * failure still names it. */
-static int mem_node_for(const char *path, bool follow_last, bool reads_content, char *resolved,
-			size_t rn, const struct mem_node **out)
-{
-	const struct mem_node *node = NULL;
-	int rc;
-
-	str_copy(resolved, path, rn);
-	rc = memtree_resolve(path, resolved, rn, follow_last);
-	if (rc == 0) {
-		node = memtree_get(resolved);
-		if (!node)
-			rc = -ENOENT;
-		else if (node->hang && reads_content)
-			rc = mem_hang(resolved);
-	}
-	*out = node;
-	return rc;
-}
-
-/* An error answer: recorded, except a stall (hostio records that as a hang). */
-static int mem_fail(const char *resolved, int rc)
-{
-	if (rc != -ETIMEDOUT && rec_active())
-		rec_error(resolved, -rc);
-	return rc;
-}
-
-static char *mem_read(const char *path, size_t max, enum read_how how, size_t *len, int *err,
-		      char *resolved_out, size_t rn)
-{
-	char resolved[HOST_PATH_MAX];
-	const struct mem_node *node;
-	size_t n, from;
-	char *buf;
-	int rc = mem_node_for(path, true, true, resolved, sizeof(resolved), &node);
-
-	if (rc == 0 && node->error)
-		rc = -node->error;
-	if (rc == 0 && node->kind == 'd')
-		rc = -EISDIR;
-	if (resolved_out)
-		str_copy(resolved_out, resolved, rn);
-	*len = 0;
-	*err = rc;
-	if (rc != 0) {
-		mem_fail(resolved, rc);
-		return NULL;
-	}
-	n = how == READ_KMSG || node->len < max ? node->len : max;
-	from = how == READ_TAIL ? node->len - n : 0;
-	buf = xmalloc(n + 1);
-	if (n) /* a listed name or an implied file has no data at all */
-		memcpy(buf, node->data + from, n);
-	buf[n] = '\0';
-	*len = n;
-	/* the kernel log is recorded filtered, by host_read_kmsg */
-	if (rec_active() && how != READ_KMSG)
-		rec_file(resolved, buf, n);
-	return buf;
-}
-
-static int mem_readlink(const char *path, char *buf, size_t n)
-{
-	char resolved[HOST_PATH_MAX];
-	const struct mem_node *node;
-	int rc = mem_node_for(path, false, false, resolved, sizeof(resolved), &node);
-
-	if (rc == 0 && node->kind != 'l')
-		rc = -EINVAL;
-	if (rc != 0)
-		return mem_fail(resolved, rc);
-	str_copy(buf, node->data, n);
-	if (rec_active())
-		rec_link(resolved, buf);
-	return 0;
-}
-
-static int mem_list(const char *path, char ***names_out, size_t *n_out)
-{
-	char resolved[HOST_PATH_MAX];
-	const struct mem_node *node;
-	char **names = NULL;
-	size_t i;
-	int rc = mem_node_for(path, true, true, resolved, sizeof(resolved), &node);
-
-	if (rc == 0 && node->error)
-		rc = -node->error;
-	if (rc == 0 && node->kind != 'd')
-		rc = -ENOTDIR;
-	if (rc != 0)
-		return mem_fail(resolved, rc);
-	if (node->nnames)
-		names = xcalloc(node->nnames, sizeof(*names));
-	for (i = 0; i < node->nnames; i++)
-		names[i] = xstrdup(node->names[i]);
-	if (rec_active())
-		rec_dir(resolved, names, node->nnames);
-	*names_out = names;
-	*n_out = node->nnames;
-	return 0;
-}
-
 /* The recorder keeps its own copy of a file's metadata (capture/ knows nothing of host/). */
-static void record_stat(const char *resolved, const struct host_stat *st)
+void record_stat(const char *resolved, const struct host_stat *st)
 {
 	const struct rec_stat r = {st->type, st->mode, st->uid, st->gid, st->major, st->minor};
 
 	rec_stat(resolved, &r);
-}
-
-static int mem_stat(const char *path, struct host_stat *out)
-{
-	char resolved[HOST_PATH_MAX];
-	const struct mem_node *node;
-	int rc = mem_node_for(path, true, false, resolved, sizeof(resolved), &node);
-
-	/* stat works on a file this user may not read */
-	if (rc == 0 && node->error && node->error != EACCES && node->error != EPERM)
-		rc = -node->error;
-	if (rc != 0)
-		return mem_fail(resolved, rc);
-	if (node->has_stat) {
-		*out = node->st;
-	} else {
-		/* a recorded file without metadata: what any readable file would show */
-		out->type = node->kind;
-		out->mode = node->kind == 'd' ? 0755 : 0644;
-		out->size = (int64_t)node->len;
-	}
-	if (rec_active())
-		record_stat(resolved, out);
-	return 0;
 }
 
 /* The error a fake tree forces for a resolved path (facts or a recording), 0 for none. */
@@ -657,8 +227,8 @@ static int forced_error(const char *resolved)
 
 /* Run a read job; records the answer (a stall is recorded by hostio itself) and notes a node
  * that was not a file. Returns the buffer or NULL with *err set. */
-static char *run_read(const char *path, size_t max, enum read_how how, size_t *len, int *err,
-		      char *resolved, size_t rn)
+char *run_read(const char *path, size_t max, enum read_how how, size_t *len, int *err,
+	       char *resolved, size_t rn)
 {
 	struct read_job *j;
 	char *buf;
@@ -1112,53 +682,5 @@ int host_uname(struct host_uname *u)
 	}
 	if (rec_active())
 		rec_uname(u->sysname, u->nodename, u->release, u->version, u->machine);
-	return 0;
-}
-
-/* Kernel-log lines worth keeping: the driver, PCI errors, module signing, firmware. */
-static bool kmsg_interesting(const char *msg)
-{
-	static const char *const keys[] = {
-		"NVRM",	    "nvidia",  "Xid",	   "nouveau",	"NVIDIA",	"module verification",
-		"Key was rejected", "Lockdown", "fallen off the bus", "AER", "PCIe Bus Error",
-		"secureboot", "Secure boot", "nvlink", "nvswitch", "SXid",
-		/* "Loading of module with unavailable key is rejected" names no module */
-		"is rejected",
-	};
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(keys); i++)
-		if (strstr(msg, keys[i]))
-			return true;
-	return false;
-}
-
-int host_read_kmsg(char **text, size_t *len)
-{
-	char resolved[HOST_PATH_MAX];
-	char *raw, *line, *save = NULL;
-	size_t have;
-	int rc;
-	struct strbuf out;
-
-	*text = NULL;
-	*len = 0;
-	raw = run_read("/dev/kmsg", 0, READ_KMSG, &have, &rc, resolved, sizeof(resolved));
-	if (!raw)
-		return rc;
-	sb_init(&out);
-	for (line = strtok_r(raw, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		const char *semi = strchr(line, ';');
-		/* continuation lines (" KEY=value") carry device metadata, not text */
-		if (line[0] == ' ' || !semi || !kmsg_interesting(semi + 1))
-			continue;
-		sb_adds(&out, line);
-		sb_addc(&out, '\n');
-	}
-	free(raw);
-	if (rec_active())
-		rec_file(resolved, out.buf, out.len);
-	*len = out.len;
-	*text = sb_detach(&out);
 	return 0;
 }

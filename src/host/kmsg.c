@@ -15,8 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../capture/recorder.h"
+#include "../util/strbuf.h"
 #include "../util/util.h"
 #include "facts.h"
+#include "host_int.h"
 
 #define MSG_MAX 512
 
@@ -176,4 +179,52 @@ void kmsg_parse(struct kmsg_facts *k, char *text)
 		str_copy(prev2, prev1, sizeof(prev2));
 		str_copy(prev1, msg, sizeof(prev1));
 	}
+}
+
+/* Kernel-log lines worth keeping: the driver, PCI errors, module signing, firmware. */
+static bool kmsg_interesting(const char *msg)
+{
+	static const char *const keys[] = {
+		"NVRM",	    "nvidia",  "Xid",	   "nouveau",	"NVIDIA",	"module verification",
+		"Key was rejected", "Lockdown", "fallen off the bus", "AER", "PCIe Bus Error",
+		"secureboot", "Secure boot", "nvlink", "nvswitch", "SXid",
+		/* "Loading of module with unavailable key is rejected" names no module */
+		"is rejected",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
+		if (strstr(msg, keys[i]))
+			return true;
+	return false;
+}
+
+int host_read_kmsg(char **text, size_t *len)
+{
+	char resolved[HOST_PATH_MAX];
+	char *raw, *line, *save = NULL;
+	size_t have;
+	int rc;
+	struct strbuf out;
+
+	*text = NULL;
+	*len = 0;
+	raw = run_read("/dev/kmsg", 0, READ_KMSG, &have, &rc, resolved, sizeof(resolved));
+	if (!raw)
+		return rc;
+	sb_init(&out);
+	for (line = strtok_r(raw, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *semi = strchr(line, ';');
+		/* continuation lines (" KEY=value") carry device metadata, not text */
+		if (line[0] == ' ' || !semi || !kmsg_interesting(semi + 1))
+			continue;
+		sb_adds(&out, line);
+		sb_addc(&out, '\n');
+	}
+	free(raw);
+	if (rec_active())
+		rec_file(resolved, out.buf, out.len);
+	*len = out.len;
+	*text = sb_detach(&out);
+	return 0;
 }

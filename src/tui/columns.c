@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../gpu/tier.h"
 #include "../util/util.h"
 #include "fmt.h"
 
@@ -50,51 +51,20 @@ static const char *const what[] = {
 	"GPU processes", "active clock-event reasons in words", "ok, lost, hung, error",
 };
 
-/* Which fast groups a fields.c field needs, by where it lives in struct gpu. */
+/* Which fast groups a fields.c field needs, by where it lives in struct gpu (gpu/tier.c). */
 static unsigned fast_need(size_t off)
 {
-	static const struct {
-		size_t off;
-		unsigned need;
-	} map[] = {
-		{G(s.util_gpu_pct), PF_UTIL},	   {G(s.util_mem_pct), PF_UTIL},
-		{G(s.mem_used_bytes), PF_MEMORY},  {G(s.mem_free_bytes), PF_MEMORY},
-		{G(s.mem_reserved_bytes), PF_MEMORY}, {G(s.temp_c), PF_TEMP},
-		{G(s.mem_temp_c), PF_FIELDS},	   {G(s.power_avg_mw), PF_FIELDS},
-		{G(s.temp_margin_c), PF_TEMP_MARGIN}, {G(s.power_mw), PF_POWER},
-		{G(s.clock_gr_mhz), PF_CLOCK_GR},  {G(s.clock_sm_mhz), PF_CLOCK_SM},
-		{G(s.clock_mem_mhz), PF_CLOCK_MEM}, {G(s.clock_video_mhz), PF_CLOCK_VIDEO},
-		{G(s.pstate), PF_PSTATE},	   {G(s.fan_pct), PF_FAN},
-		{G(s.clock_events), PF_CLOCK_EVENTS}, {G(s.pcie_gen), PF_PCIE_GEN},
-		{G(s.pcie_width), PF_PCIE_WIDTH},
-	};
-	size_t i;
+	const struct tier_member *m = tier_find(off);
 
-	for (i = 0; i < ARRAY_SIZE(map); i++)
-		if (map[i].off == off)
-			return map[i].need;
-	return 0;
+	return m && m->tier == MT_FAST ? m->fast_group : 0;
 }
 
 /* Fields the slow tier reads (the health counters, PCIe throughput, energy). */
 static bool is_health(size_t off)
 {
-	static const size_t slow[] = {
-		G(s.ce_sw_power_ns),	  G(s.ce_sync_boost_ns),   G(s.ce_sw_thermal_ns),
-		G(s.ce_hw_thermal_ns),	  G(s.ce_hw_power_brake_ns), G(s.pcie_replays),
-		G(s.pcie_tx_kbps),	  G(s.pcie_rx_kbps),	   G(s.ecc_vol_corrected),
-		G(s.ecc_vol_uncorrected), G(s.ecc_agg_corrected),  G(s.ecc_agg_uncorrected),
-		G(s.remap_corrected),	  G(s.remap_uncorrected),  G(s.remap_pending),
-		G(s.remap_failure),	  G(s.retired_sbe),	   G(s.retired_dbe),
-		G(s.retired_pending),	  G(s.fabric_state),	   G(s.fabric_status),
-		G(s.recovery_action),	  G(s.energy_mj),
-	};
-	size_t i;
+	const struct tier_member *m = tier_find(off);
 
-	for (i = 0; i < ARRAY_SIZE(slow); i++)
-		if (slow[i] == off)
-			return true;
-	return false;
+	return m && m->tier == MT_HEALTH;
 }
 
 bool column_find(const char *name, struct column *out)

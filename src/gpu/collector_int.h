@@ -1,0 +1,94 @@
+/*
+ * collector_int.h: what the parts of the live collector (collector.h) share, and nothing outside
+ * them includes: the collector, a tier's job, and the functions one part calls in another.
+ *
+ *   collector.c        snapshots, jobs and their supervisors, open and close
+ *   collector_fast.c   the fast tier: sampling, publishing, a GPU's first problem
+ *   collector_procs.c  GPU processes: NVML's lists merged, mapped to host processes
+ *   collector_slow.c   the slow tier: counters into rates, health fields
+ */
+#ifndef GPUVET_COLLECTOR_INT_H
+#define GPUVET_COLLECTOR_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "collector.h"
+#include "procutil.h"
+
+#define DEFAULT_FAST_NS 1000000000LL
+#define DEFAULT_SLOW_NS 5000000000LL
+#define ROOTS_EVERY_NS 5000000000LL /* how often the fd-based PID matching is redone */
+
+enum { TIER_FAST, TIER_SLOW };
+
+struct collector {
+	struct mon_opts o;
+	int timeout_ms;
+	struct probe *p;
+	struct gpu_system sys; /* static facts; read-only after open */
+	struct probe_gpm **gpm; /* per GPU; used by the fast tier only */
+	struct num *gpm_sup;	/* per GPU: nvmlGpmQueryDeviceSupport's answer */
+	bool *selected;		/* per GPU: named by mon_opts.ids (gpu/select.h) */
+	enum proctree_pidns pidns;
+
+	pthread_mutex_t lock;
+	pthread_cond_t cond; /* publications, stop */
+	struct mon_snapshot shared;
+	bool stop;
+	int running;	  /* supervisors not yet finished */
+	bool any_hung;	  /* a worker was abandoned: NVML may be unusable */
+	int64_t open_ns;
+};
+
+struct tier_job {
+	struct collector *c;
+	int kind;
+	atomic_int cur_gpu;	 /* the GPU being read, -1 none */
+	atomic_bool abandoned;	 /* set by the supervisor when the watchdog fired */
+	bool *skip;		 /* GPUs not to read (lost, hung, not selected) */
+	bool *just_lost;	 /* lost this tick: published once more, then skipped */
+	struct gpu *work;	 /* working copies: static facts + samples */
+	/* fast tier */
+	unsigned *unsup;	 /* probe_fast groups that answered "not supported" */
+	uint64_t *last_seen_us;	 /* per GPU, for process utilisation */
+	struct num *proc_util;	 /* per GPU */
+	struct num (*gpm)[GPM_NMETRICS];
+	struct proctree *tree;
+	struct mon_proc *procs;
+	size_t nprocs;
+	int64_t roots_at_ns;	 /* fd matching, last done */
+	unsigned *roots;	 /* pairs (gpu, local pid) found by fd matching */
+	size_t nroots;
+	/* slow tier */
+	unsigned *sunsup;	 /* SLOW_* bits */
+	struct num *prev_pcie_tx, *prev_pcie_rx, *prev_nv_tx, *prev_nv_rx, *prev_energy;
+	struct num (*prev_ce)[CE_BUSY_N];
+	int64_t *prev_t_ns;
+	struct mon_gpu *slow_out;
+	char nvlink_unit; /* 'b' bytes (202/204), 'k' KiB (138/139) */
+};
+
+enum { SLOW_PCIE_COUNTERS = 1, SLOW_PCIE_THROUGHPUT = 2, SLOW_ENERGY = 4, SLOW_NVLINK = 8,
+       SLOW_NVLINK_KIB = 16 };
+
+/* collector.c */
+int64_t thread_cpu_ns(void);
+bool job_sleep(struct tier_job *j, int64_t until);
+
+/* the fast tier (collector_fast.c) */
+void problem(struct mon_gpu *mg, const char *what, const char *call, int rc);
+void copy_health(struct gpu_sample *d, const struct gpu_sample *s);
+void fast_loop(void *arg);
+
+/* GPU processes (collector_procs.c) */
+void add_procs(struct tier_job *j, unsigned gi, const struct gpu_sample *s,
+	       const struct proc_util *pu, size_t npu, bool util_ok);
+void read_proc_util(struct tier_job *j, unsigned gi, struct gpu *g, struct proc_util **pu,
+		    size_t *npu);
+void map_procs(struct tier_job *j, int64_t now);
+
+/* the slow tier (collector_slow.c) */
+void slow_loop(void *arg);
+
+#endif
