@@ -220,7 +220,7 @@ static bool complete(const struct finding *f)
 
 /* ---- the H200 machine ---------------------------------------------------------------- */
 
-/* ---- libraries: rows 7, 12, 13, 14 -------------------------------------------------- */
+/* ---- libraries without a vendor probe (no recording lacks one) ----------------------- */
 
 static void row12_cuda_missing_without_probe(void)
 {
@@ -238,119 +238,6 @@ static void row12_cuda_missing_without_probe(void)
 	CHECK(f && f->sev == SEV_FAIL && complete(f));
 	CHECK(evidence_has(f, "/etc/ld.so.cache: lists other copies only"));
 	CHECK(!find(&fs, "libraries.nvml_missing"));
-	findings_free(&fs);
-	free(in);
-}
-
-/* ---- toolkit: rows 15 (toolkit side) and 18 ------------------------------------------ */
-
-static void row15_toolkit_newer_than_driver(void)
-{
-	struct doctor_input *in = h200();
-	struct findings fs;
-	const struct finding *f;
-
-	/* driver 535: CUDA up to 12.2 */
-	num_set(&in->sys.cuda_version, 12020);
-	run(in, &fs, "toolkit");
-	f = find(&fs, "toolkit.newer_than_driver");
-	CHECK(f && f->sev == SEV_WARN && complete(f));
-	CHECK(summary_has(f, "newer than the driver supports (CUDA up to 12.2)"));
-	CHECK(evidence_has(f, "cuDriverGetVersion: 12020"));
-	CHECK(!find(&fs, "toolkit.ok"));
-	findings_free(&fs);
-
-	/* 12.4 toolkit on a 12.2 driver: minor-version compatibility, a note */
-	str_copy(in->facts.toolkit.v[0].version, "12.4.1", sizeof(in->facts.toolkit.v[0].version));
-	in->facts.toolkit.cuda_home[0] = '\0';
-	in->facts.python.n = 0;
-	run(in, &fs, "toolkit");
-	f = find(&fs, "toolkit.newer_than_driver");
-	CHECK(f && f->sev == SEV_INFO);
-	CHECK(summary_has(f, "(error 222)"));
-	CHECK(find(&fs, "toolkit.ok") != NULL);
-	findings_free(&fs);
-
-	/* the negative: an older toolkit is fine */
-	num_set(&in->sys.cuda_version, 13000);
-	run(in, &fs, "toolkit");
-	CHECK(!find(&fs, "toolkit.newer_than_driver"));
-	findings_free(&fs);
-	free(in);
-}
-
-static void row18_toolkit_vs_framework(void)
-{
-	struct doctor_input *in = h200();
-	struct toolkit_facts *t = &in->facts.toolkit;
-	struct findings fs;
-	const struct finding *f;
-
-	/* torch cu126 in the venv; nvcc and CUDA_HOME are the 13.0 toolkit; 12.6 is installed */
-	str_copy(in->facts.python.v[0].fw[0].version, "2.9.1+cu126", 64);
-	str_copy(in->facts.python.v[0].fw[0].cuda, "12.6", 16);
-	str_copy(t->v[1].path, "/usr/local/cuda-12.6", sizeof(t->v[1].path));
-	str_copy(t->v[1].version, "12.6.3", sizeof(t->v[1].version));
-	t->n = 2;
-	run(in, &fs, "toolkit");
-	f = find(&fs, "toolkit.mismatch_framework");
-	CHECK(f && f->sev == SEV_WARN && complete(f));
-	CHECK(summary_has(f, "torch 2.9.1+cu126 (built for CUDA 12.6)"));
-	CHECK(summary_has(f, "CUDA 13.0 toolkit at /usr/local/cuda-13.0 (CUDA_HOME)"));
-	CHECK(fix_has(f, "export CUDA_HOME=/usr/local/cuda-12.6 PATH=/usr/local/cuda-12.6/bin:$PATH"));
-	findings_free(&fs);
-
-	/* without CUDA_HOME nobody said they build extensions: a note; no 12.x toolkit: install */
-	t->cuda_home[0] = t->cuda_home_real[0] = t->cuda_home_version[0] = '\0';
-	t->n = 1;
-	run(in, &fs, "toolkit");
-	f = find(&fs, "toolkit.mismatch_framework");
-	CHECK(f && f->sev == SEV_INFO);
-	CHECK(fix_has(f, "sudo apt install cuda-toolkit-12-6"));
-	findings_free(&fs);
-
-	/* the negative: same major */
-	str_copy(in->facts.python.v[0].fw[0].cuda, "13.0", 16);
-	run(in, &fs, "toolkit");
-	CHECK(!find(&fs, "toolkit.mismatch_framework"));
-	findings_free(&fs);
-	free(in);
-}
-
-static void row18_cuda_home_and_nvcc(void)
-{
-	struct doctor_input *in = h200();
-	struct toolkit_facts *t = &in->facts.toolkit;
-	struct findings fs;
-	const struct finding *f;
-
-	str_copy(t->cuda_home, "/usr/local/cuda-12.9", sizeof(t->cuda_home));
-	t->cuda_home_real[0] = t->cuda_home_version[0] = '\0';
-	run(in, &fs, "toolkit");
-	f = find(&fs, "toolkit.cuda_home_missing");
-	CHECK(f && f->sev == SEV_WARN && complete(f));
-	CHECK(fix_has(f, "export CUDA_HOME=/usr/local/cuda-13.0"));
-	findings_free(&fs);
-
-	/* nvcc from one toolkit, CUDA_HOME another */
-	str_copy(t->v[1].path, "/usr/local/cuda-13.1", sizeof(t->v[1].path));
-	str_copy(t->v[1].version, "13.1", sizeof(t->v[1].version));
-	t->n = 2;
-	str_copy(t->cuda_home, "/usr/local/cuda-13.1", sizeof(t->cuda_home));
-	str_copy(t->cuda_home_real, "/usr/local/cuda-13.1", sizeof(t->cuda_home_real));
-	run(in, &fs, "toolkit");
-	f = find(&fs, "toolkit.info");
-	CHECK(f && f->sev == SEV_INFO && complete(f));
-	CHECK(summary_has(f, "nvcc on PATH is CUDA 13.0"));
-	CHECK(find(&fs, "toolkit.ok") != NULL);
-	findings_free(&fs);
-
-	/* no toolkit at all is fine */
-	memset(t, 0, sizeof(*t));
-	run(in, &fs, "toolkit");
-	f = find(&fs, "toolkit.ok");
-	CHECK(f && summary_has(f, "no CUDA toolkit installed"));
-	CHECK(fs.n == 1);
 	findings_free(&fs);
 	free(in);
 }
@@ -1097,9 +984,6 @@ int main(void)
 {
 	RUN(h200_end_to_end);
 	RUN(row12_cuda_missing_without_probe);
-	RUN(row15_toolkit_newer_than_driver);
-	RUN(row18_toolkit_vs_framework);
-	RUN(row18_cuda_home_and_nvcc);
 	RUN(row16_cpu_only);
 	RUN(row15_driver_too_old);
 	RUN(row15_minor_version_compat);
