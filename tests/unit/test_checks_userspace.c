@@ -1,7 +1,19 @@
 /*
- * test_checks_userspace.c: the libraries, toolkit, framework and env checks, fed a struct
- * doctor_input built by hand: one test per catalog row they detect (7, 12-21) with the
- * negative cases next to it, and the H200 machine, which must come out clean.
+ * test_checks_userspace.c: what a recorded scenario cannot say about the libraries, toolkit,
+ * framework and env checks. Each catalog row they detect (7, 12-21), its negatives and the
+ * H200 machine's ok lines are scenarios in tests/scenarios/faults/ (rowNN-*.json,
+ * libraries-*, toolkit-*, userspace-h200-clean), checked by tests/cli/scenarios.sh. Kept here:
+ *
+ * - a struct doctor_input with no vendor probe at all (a replay always brings one);
+ * - the rule tables the framework check probes with many GPU and driver pairs (which wheel
+ *   each driver and GPU generation gets, dotted driver floors, WSL's Windows floors, SASS and
+ *   PTX coverage by architecture family, cuDNN's soname rules): one scenario per pair would
+ *   be a recording of a machine per line of a table;
+ * - a conda environment off PATH, an unknown driver for the framework check and no framework
+ *   at all (no recording has them yet);
+ * - the catalog entries of these checks;
+ * - the collectors run on the H200 container's files as a fake root (facts no finding shows);
+ * - issue 8's quoting of machine values in fix commands, case by case.
  *
  * The baseline is the H200 pair: driver 580.159.04 (CUDA 13.0) in a container, libraries
  * from /usr/local/nvidia/lib64, toolkit 13.0, torch 2.11.0+cu130 and jax with the CUDA 13
