@@ -552,7 +552,12 @@ static int run_loop(const struct watch_opts *o, struct column *cols, size_t ncol
 			rc = EXIT_FAIL;
 			break;
 		}
-		fflush(stdout);
+		/* SIGPIPE is ignored (the collector's threads must not die of it): a write error
+		 * says the reader went away, `watch | head -1`; stop as a SIGPIPE would */
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			rc = EXIT_PIPE;
+			break;
+		}
 		if (++printed >= o->count && o->count > 0)
 			break;
 		{

@@ -19,6 +19,7 @@ enum exit_code {
 	EXIT_USAGE = 4,	      /* bad command line */
 	EXIT_UNAVAILABLE = 5, /* what the command needs is absent (no GPU, no library) */
 	EXIT_INTERRUPTED = 130,
+	EXIT_PIPE = 141, /* the reader of a stream went away (128 + SIGPIPE, as a shell reports) */
 };
 
 struct err {

@@ -107,4 +107,15 @@ n=$(grep -c '^ *[0-9]* *0 *[78][0-9]$' "$TMP/out")
 
 expect_exit "watch self-cost" 0 "$GPUVET" --replay "$M/x2.json" watch -c 3 -i 0.1 -f sm --self-cost
 expect_grep "self-cost line" '^# self-cost: [0-9]+ fast ticks on 2 GPUs: collector [0-9.]+ us CPU per tick per GPU' "$TMP/err"
+# a reader that goes away ends the stream: `watch | head -1` stops (issue 10), quietly, with
+# 141 as a shell reports a SIGPIPE death; in each output format
+for fmt in "" --csv --json; do
+	( timeout 20 "$GPUVET" --replay "$M/x2.json" watch -i 0.1 $fmt 2>"$TMP/perr"; echo $? >"$TMP/prc" ) |
+		head -1 >/dev/null
+	rc=$(cat "$TMP/prc")
+	[ "$rc" = 141 ] && pass "watch ${fmt:-text} | head -1 ends (exit 141)" ||
+		fail "watch ${fmt:-text} | head -1 ends (exit 141)" "exit $rc (124: still running after 20 s)"
+	[ ! -s "$TMP/perr" ] && pass "watch ${fmt:-text} | head -1: nothing on stderr" ||
+		fail "watch ${fmt:-text} | head -1: nothing on stderr" "$(head -c 200 "$TMP/perr")"
+done
 done_testing
