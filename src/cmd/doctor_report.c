@@ -327,7 +327,11 @@ void report_json(FILE *f, const struct doctor_input *in, const struct findings *
 	char *s;
 
 	json_object_set_new(root, "gpuvet_version", json_string(GPUVET_VERSION));
-	json_object_set_new(root, "result", json_string(severity_name(worst)));
+	/* the verdict the text's last line gives, and the exit code: ok, warn or fail (an info
+	 * finding is no problem) */
+	json_object_set_new(root, "result", json_string(worst == SEV_FAIL   ? "fail"
+							: worst == SEV_WARN ? "warn"
+									    : "ok"));
 	json_object_set_new(root, "exit_code", json_integer(worst == SEV_FAIL   ? EXIT_FAIL
 							    : worst == SEV_WARN ? EXIT_WARN
 										: EXIT_OK));

@@ -97,4 +97,11 @@ for m in h200x2 h200x1; do
 		fail "replay of $m reproduces its live findings" "$(diff "$TMP/live.sel" "$TMP/replay.sel" | head -4)"
 	fi
 done
+# doctor --json says what the text's last line says (issue 10): ok, warn or fail, never info,
+# and the same as its exit code
+for pair in "h200x2.json:0:ok" "faults/row22-persistence-off.json:1:warn" "faults/row23-remap-failure.json:2:fail"; do
+	f=${pair%%:*}; rest=${pair#*:}; code=${rest%%:*}; word=${rest#*:}
+	expect_exit "doctor --json on $f exits $code" "$code" "$GPUVET" --replay "$SCEN/$f" doctor --json
+	expect_jq "doctor --json on $f says \"$word\" like its text" ".result == \"$word\" and .exit_code == $code" "$TMP/out"
+done
 done_testing
