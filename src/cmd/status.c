@@ -477,6 +477,14 @@ static int run_status(int argc, char **argv)
 	}
 	else
 		human_status(&sys, &o);
+	/* every GPU is shown, but a script reading only the exit code must see a lost one */
+	if (rc == EXIT_OK) {
+		unsigned i;
+
+		for (i = 0; i < sys.ngpus; i++)
+			if (o.selected[i] && sys.gpus[i].s.lost)
+				rc = EXIT_FAIL;
+	}
 out:
 	free(o.selected);
 	gpu_system_free(&sys);

@@ -59,4 +59,11 @@ if [ -z "$bad" ] && [ "$(wc -l <"$TMP/fields")" -gt 50 ]; then
 else
 	fail "every --query field reads the same with the light and the full probe" "differ:$bad"
 fi
+# a lost GPU is a non-zero exit for scripts that read only that (issue 10): every GPU is still
+# shown; a selection without the lost GPU is fine
+L="$SCEN/faults/row10-gpu-lost.json"
+expect_exit "a lost GPU: status exits 2" 2 "$GPUVET" --replay "$L" status
+expect_grep "a lost GPU: still shown" "GPU is lost" "$TMP/out"
+expect_exit "a lost GPU: status --json exits 2" 2 "$GPUVET" --replay "$L" status --json
+expect_exit "a lost GPU not selected: status -i 0 exits 0" 0 "$GPUVET" --replay "$L" status -i 0
 done_testing
