@@ -131,6 +131,11 @@ struct bench_result {
 	/* SM clock and power while it ran (sensors.c); < 0 when not read */
 	double clock_sm_mhz, clock_sm_min_mhz, power_w, power_max_w, temp_c;
 	double t_start_s, t_end_s; /* seconds since the run started */
+	/* a sustained measurement (gemm's headline): median is the whole run's rate over
+	 * sustained_ops operations back to back in sustained_s; burst the rate of burst_ops
+	 * right before it; 0 when not measured so */
+	double sustained_s, burst;
+	int sustained_ops, burst_ops;
 	char note[160];
 };
 
@@ -314,6 +319,7 @@ void bench_hfree(struct bench_env *env, void **p);
 	K(K_FILL_UNIT_F32, "gv_fill_unit_f32")                                                     \
 	K(K_VERIFY_TRIAD, "gv_verify_triad")                                                       \
 	K(K_FILL_GEMM, "gv_fill_gemm")                                                             \
+	K(K_GATHER_ROW, "gv_gather_row")                                                           \
 	K(K_FILL_SMALL_INT, "gv_fill_small_int")                                                   \
 	K(K_VERIFY_ALLREDUCE, "gv_verify_allreduce")                                               \
 	K(K_AXPY, "gv_axpy")                                                                       \

@@ -3,17 +3,30 @@
  * size sweep (square m = n = k) that shows how small products leave the GPU idle.
  *
  * Precisions: fp64, fp32 (CUDA cores), tf32, fp16 and bf16 (fp32 accumulate, output in the input
- * type), fp8 e4m3 with bf16 output where the GPU has it (cc >= 8.9). Layout "TN" (A transposed),
- * the one every precision supports, fp8 included. For each shape the heuristic is asked for up
- * to 16 algorithms; each is timed briefly and the fastest is measured (clpeak's habit: the
- * heuristic's first choice is not always the fastest). Inputs are random with magnitudes in
- * [1/16, 1) (never zero: zeros flatter tensor-core power and speed).
+ * type), fp8 e4m3 with bf16 output where the GPU has it (cc >= 8.9). Layout "TN" (A transposed)
+ * by default, the one every precision supports, fp8 included; it is what PyTorch runs for
+ * `a @ b.t()`. For each shape the heuristic is asked for up to 16 algorithms; each is timed
+ * briefly and the fastest is measured (clpeak's habit), the heuristic's first kept unless
+ * another is at least 1% faster.
+ *
+ * Inputs are normal(0, 1), generated on the GPU from a counter-based hash (kernels/pattern.h):
+ * signed data with many small values, what training multiplies (all-positive or zero data
+ * toggles fewer bits, draws less power and flatters the rate).
+ *
+ * The headline size (the largest that runs) is measured as training runs it: at least 0.5 s of
+ * back-to-back products between two events, after a warm-up; a burst of 20 products, what
+ * quick tools time, is reported beside it (a power-capped GPU slows down within a few hundred
+ * milliseconds, so the burst is the higher figure). Other sizes use the shared harness.
+ *
+ * Variants for comparing with other tools (docs/bench.md, "GEMM variants"): GPUVET_GEMM_INPUT,
+ * _ALGOS, _WORKSPACE, _LAYOUT, _SUSTAIN, _BURST, _PRECISIONS, _SIZES.
  *
  * Verified on 64 entries (8 rows x 8 columns, corners included) against an fp64 reference
  * computed on the CPU from the same rows and columns read back from the GPU, within
  *   |got - ref| <= acc_eps * sum_k |a_k b_k| + out_eps * |ref|
  * with acc_eps and out_eps per precision (table below; docs/bench.md explains each).
  */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,9 +51,28 @@ const struct bench_family family_gemm = {
     .libs_required = BENCH_LIB_CUBLASLT,
 };
 
-#define WORKSPACE_BYTES (64u << 20)
+/* PyTorch's cuBLAS workspace on Hopper and later (what NVIDIA's cublasSetWorkspace notes
+ * recommend there); 4 MiB is enough before Hopper */
+#define WORKSPACE_BYTES (32u << 20)
 #define SEED_A          0x243f6a8885a308d3ull
 #define SEED_B          0x13198a2e03707344ull
+
+enum { GEMM_TN = 0, GEMM_NN, GEMM_NT };
+static const char *const layout_names[] = {"tn", "nn", "nt"};
+static const char *const dist_names[] = {"normal", "uniform", "positive"};
+
+/* What the environment chose (read once per run, gemm_config); defaults in parentheses. */
+struct gemm_config {
+	int dist;           /* enum gv_dist (normal) */
+	int algos;          /* candidates asked and timed; 1: the heuristic's first, untimed (16) */
+	uint64_t ws_bytes;  /* cuBLASLt workspace (32 MiB) */
+	int layout;         /* GEMM_TN.. (tn) */
+	double sustain_s;   /* the headline's back-to-back run (0.5 s) */
+	int burst_ops;      /* the burst beside it (20) */
+	unsigned precs;     /* 1u << PREC_*; 0: all */
+	uint64_t sizes[8];  /* largest first; nsizes 0: the built-in sweep */
+	int nsizes;
+};
 
 static const struct gemm_prec {
 	int prec;
@@ -68,6 +100,108 @@ static const struct gemm_prec {
 	 "fp64 in and out"},
 };
 
+/* ---- the environment's variants ------------------------------------------------------- */
+
+static int bad_env(struct err *e, const char *var, const char *val, const char *want)
+{
+	return err_set(e, EXIT_USAGE, "%s='%s': expected %s", var, val, want);
+}
+
+static int parse_double(const char *s, double *out)
+{
+	char *end;
+
+	*out = strtod(s, &end);
+	return end != s && *end == 0 && isfinite(*out) ? 0 : -1;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static int gemm_config(struct gemm_config *c, struct err *e)
+{
+	const char *v;
+	double d;
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	c->dist = GV_DIST_NORMAL;
+	c->algos = GEMM_MAX_CANDIDATES;
+	c->ws_bytes = WORKSPACE_BYTES;
+	c->layout = GEMM_TN;
+	c->sustain_s = 0.5;
+	c->burst_ops = 20;
+	if ((v = getenv("GPUVET_GEMM_INPUT")) && *v) {
+		for (i = 0; i < ARRAY_SIZE(dist_names) && strcmp(v, dist_names[i]); i++)
+			;
+		if (i == ARRAY_SIZE(dist_names))
+			return bad_env(e, "GPUVET_GEMM_INPUT", v, "normal, uniform or positive");
+		c->dist = (int)i;
+	}
+	if ((v = getenv("GPUVET_GEMM_LAYOUT")) && *v) {
+		for (i = 0; i < ARRAY_SIZE(layout_names) && strcmp(v, layout_names[i]); i++)
+			;
+		if (i == ARRAY_SIZE(layout_names))
+			return bad_env(e, "GPUVET_GEMM_LAYOUT", v, "tn, nn or nt");
+		c->layout = (int)i;
+	}
+	if ((v = getenv("GPUVET_GEMM_ALGOS")) && *v) {
+		if (parse_double(v, &d) || d < 1 || d > GEMM_MAX_CANDIDATES || d != floor(d))
+			return bad_env(e, "GPUVET_GEMM_ALGOS", v, "a whole number from 1 to 16");
+		c->algos = (int)d;
+	}
+	if ((v = getenv("GPUVET_GEMM_WORKSPACE")) && *v) {
+		/* 0 is a variant too: algorithms that need no workspace */
+		if (strcmp(v, "0") && bench_parse_size(v, &c->ws_bytes))
+			return bad_env(e, "GPUVET_GEMM_WORKSPACE", v, "a size such as 32M, or 0");
+		if (!strcmp(v, "0"))
+			c->ws_bytes = 0;
+	}
+	if ((v = getenv("GPUVET_GEMM_SUSTAIN")) && *v) {
+		if (parse_double(v, &d) || d <= 0 || d > 600)
+			return bad_env(e, "GPUVET_GEMM_SUSTAIN", v, "seconds, above 0");
+		c->sustain_s = d;
+	}
+	if ((v = getenv("GPUVET_GEMM_BURST")) && *v) {
+		if (parse_double(v, &d) || d < 1 || d > 10000 || d != floor(d))
+			return bad_env(e, "GPUVET_GEMM_BURST", v, "a number of products, 1 or more");
+		c->burst_ops = (int)d;
+	}
+	if ((v = getenv("GPUVET_GEMM_PRECISIONS")) && *v) {
+		char buf[128], *tok, *save = NULL;
+
+		str_copy(buf, v, sizeof(buf));
+		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			for (i = 0; i < ARRAY_SIZE(precs) && strcmp(tok, peak_prec_name(precs[i].prec));
+			     i++)
+				;
+			if (i == ARRAY_SIZE(precs))
+				return bad_env(e, "GPUVET_GEMM_PRECISIONS", v,
+					       "a list of bf16, fp16, fp8, tf32, fp32, fp64");
+			c->precs |= 1u << precs[i].prec;
+		}
+	}
+	if ((v = getenv("GPUVET_GEMM_SIZES")) && *v) {
+		char buf[128], *tok, *save = NULL;
+
+		str_copy(buf, v, sizeof(buf));
+		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			if (parse_double(tok, &d) || d < 16 || d > 65536 || d != floor(d) ||
+			    c->nsizes == (int)ARRAY_SIZE(c->sizes))
+				return bad_env(e, "GPUVET_GEMM_SIZES", v,
+					       "up to 8 sizes n from 16 to 65536, comma-separated");
+			c->sizes[c->nsizes++] = (uint64_t)d;
+		}
+		/* largest first: the headline is the first size that runs */
+		qsort(c->sizes, (size_t)c->nsizes, sizeof(c->sizes[0]), cmp_desc);
+	}
+	return 0;
+}
+
 /* ---- the plan ---------------------------------------------------------------------------- */
 
 static int lt_err(struct bench_env *env, int st, const char *call, const struct bench_gpu *g,
@@ -87,6 +221,8 @@ int gemm_plan_make(struct bench_env *env, struct bench_gpu *g, lt_handle h,
 	lt_pref pref = NULL;
 	uint64_t ws = p->ws_bytes;
 	int32_t ta = sh->transa, tb = sh->transb;
+	int want = p->max_cand > 0 && p->max_cand < GEMM_MAX_CANDIDATES ? p->max_cand
+									 : GEMM_MAX_CANDIDATES;
 	int returned = 0, i, st;
 	uint64_t arows = sh->transa ? sh->k : sh->m, acols = sh->transa ? sh->m : sh->k;
 	uint64_t brows = sh->transb ? sh->n : sh->k, bcols = sh->transb ? sh->k : sh->n;
@@ -115,13 +251,13 @@ int gemm_plan_make(struct bench_env *env, struct bench_gpu *g, lt_handle h,
 	st = lt->MatmulPreferenceSetAttribute(pref, LT_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws));
 	if (st == CUBLAS_STATUS_SUCCESS)
 		st = lt->MatmulAlgoGetHeuristic(h, p->desc, p->la, p->lb, p->lc, p->lc, pref,
-						GEMM_MAX_CANDIDATES, p->cand, &returned);
+						want, p->cand, &returned);
 	lt->MatmulPreferenceDestroy(pref);
 	if (st == CUBLAS_STATUS_NOT_SUPPORTED)
 		return 0;
 	if (lt_err(env, st, "cublasLtMatmulAlgoGetHeuristic", g, e))
 		return -1;
-	for (i = 0; i < returned && i < GEMM_MAX_CANDIDATES; i++)
+	for (i = 0; i < returned && i < want; i++)
 		if (p->cand[i].state == CUBLAS_STATUS_SUCCESS &&
 		    p->cand[i].workspace_size <= p->ws_bytes)
 			p->cand[p->ncand++] = p->cand[i];
@@ -168,15 +304,20 @@ static int time_events(struct bench_env *env, struct bench_gpu *g, struct gemm_p
 int gemm_pick(struct bench_env *env, struct bench_gpu *g, struct gemm_plan *p, int *tried,
 	      struct err *e)
 {
-	double best = 0, t = 0, spent = 0, limit;
-	int i, runs;
+	double best = 0, first = 0, t = 0, spent = 0, limit;
+	double ramp = p->ramp_s > 0 ? p->ramp_s : 0.05, each = p->cand_s > 0 ? p->cand_s : 0.015;
+	int i, runs, fastest = 0;
 
 	*tried = 0;
 	p->best = 0;
 	if (p->ncand <= 1)
 		return 0;
-	/* ramp the clocks with the heuristic's first choice before comparing anything */
-	for (i = 0; i < 20 && spent < 0.05; i++) {
+	/* ramp the clocks with the heuristic's first choice before comparing anything: a
+	 * candidate timed at low clocks, or before the power cap bites, is judged on the wrong
+	 * footing */
+	for (i = 0; i < 1000 && spent < ramp; i++) {
+		if (bench_stopped(env))
+			return bench_interrupted(e);
 		if (time_events(env, g, p, 0, 1, &t, e))
 			return -1;
 		spent += t;
@@ -184,6 +325,8 @@ int gemm_pick(struct bench_env *env, struct bench_gpu *g, struct gemm_plan *p, i
 	/* twice the budget, or two products when one takes longer: huge products (fit's 10^9
 	 * elements, 1.3 s each in fp32 on an H200) get fewer candidates */
 	limit = bench_budget(env) * 2 > 2 * t ? bench_budget(env) * 2 : 2 * t;
+	if (limit < each * p->ncand && p->cand_s > 0)
+		limit = each * p->ncand;
 	spent = 0;
 	for (i = 0; i < p->ncand && spent < limit; i++) {
 		struct err le;
@@ -198,8 +341,8 @@ int gemm_pick(struct bench_env *env, struct bench_gpu *g, struct gemm_plan *p, i
 			continue;
 		}
 		spent += t;
-		if (t < 0.015) {
-			runs = (int)ceil(0.015 / (t > 0 ? t : 1e-6));
+		if (t < each) {
+			runs = (int)ceil(each / (t > 0 ? t : 1e-6));
 			if (runs > 50)
 				runs = 50;
 			if (time_events(env, g, p, i, runs, &t, &le))
@@ -207,11 +350,15 @@ int gemm_pick(struct bench_env *env, struct bench_gpu *g, struct gemm_plan *p, i
 			spent += t * runs;
 		}
 		(*tried)++;
+		if (i == 0)
+			first = t;
 		if (*tried == 1 || t < best) {
 			best = t;
-			p->best = i;
+			fastest = i;
 		}
 	}
+	/* keep the heuristic's choice unless another is clearly faster */
+	p->best = first > 0 && best > first * 0.99 ? 0 : fastest;
 	return 0;
 }
 
@@ -291,29 +438,56 @@ static void pick_indexes(uint64_t n, uint64_t seed, uint64_t *idx)
 		idx[i] = gv_pattern(seed, (uint64_t)i) % n;
 }
 
-/* Check 8x8 entries of the TN product of n x n matrices on the GPU. */
-static int verify_tn(struct bench_env *env, struct bench_gpu *g, const struct gemm_prec *pr,
-		     struct gemm_plan *p, uint64_t n, struct bench_result *r, struct err *e)
+/* Elements idx*ld .. idx*ld + len - 1 (contiguous) or idx + l*ld (a row of a column-major
+ * matrix: gathered on the GPU into tmp first) of the matrix at src, into host memory. */
+static int read_vec(struct bench_env *env, struct bench_gpu *g, cu_ptr src, bool strided,
+		    uint64_t ld, uint64_t idx, uint64_t len, int eb, cu_ptr tmp, void *dst,
+		    struct err *e)
 {
-	const struct cuda_api *cu = env->cu;
+	size_t bytes = (size_t)len * (size_t)eb;
+
+	if (strided) {
+		size_t sld = ld, row = idx, slen = len;
+		void *args[] = {&src, &tmp, &sld, &row, &slen, &eb};
+
+		if (bench_launch(env, g, K_GATHER_ROW, bench_grid(g, len, 256), 256, g->s[0], args,
+				 e) ||
+		    bench_cu(env, env->cu->StreamSynchronize(g->s[0]), "cuStreamSynchronize", g, e))
+			return -1;
+		return bench_cu(env, env->cu->MemcpyDtoH(dst, tmp, bytes), "cuMemcpyDtoH", g, e);
+	}
+	return bench_cu(env, env->cu->MemcpyDtoH(dst, src + (size_t)idx * ld * (size_t)eb, bytes),
+			"cuMemcpyDtoH", g, e);
+}
+
+/* Check 8x8 entries of the product of n x n matrices on the GPU, in the layout of sh. */
+static int verify(struct bench_env *env, struct bench_gpu *g, const struct gemm_prec *pr,
+		  const struct gemm_shape *sh, struct gemm_plan *p, uint64_t n,
+		  struct bench_result *r, struct err *e)
+{
 	size_t rowb = (size_t)n * (size_t)pr->a_bytes, colc = (size_t)n * (size_t)pr->c_bytes;
 	unsigned char *arows = xmalloc(rowb * VROWS), *bcols = xmalloc(rowb * VROWS);
 	unsigned char *ccols = xmalloc(colc * VROWS);
 	uint64_t ri[VROWS], ci[VROWS];
 	double worst = 0;
 	int bad = 0, i, j, rc = -1;
+	cu_ptr tmp = 0;
 	uint64_t k;
 
 	pick_indexes(n, 0x1234, ri);
 	pick_indexes(n, 0x5678, ci);
+	if ((!sh->transa || sh->transb) &&
+	    bench_dalloc(env, g, &tmp, rowb, "the GEMM verification buffer", e))
+		goto out;
 	for (i = 0; i < VROWS; i++) {
-		/* TN: row m of op(A) is column m of the stored K x M matrix, contiguous */
-		if (bench_cu(env, cu->MemcpyDtoH(arows + rowb * i, p->a + rowb * ri[i], rowb),
-			     "cuMemcpyDtoH", g, e) ||
-		    bench_cu(env, cu->MemcpyDtoH(bcols + rowb * i, p->b + rowb * ci[i], rowb),
-			     "cuMemcpyDtoH", g, e) ||
-		    bench_cu(env, cu->MemcpyDtoH(ccols + colc * i, p->c + colc * ci[i], colc),
-			     "cuMemcpyDtoH", g, e))
+		/* row ri of op(A): a column of the stored A when transposed, else a strided row;
+		 * column ci of op(B): a column of B, or a strided row when transposed */
+		if (read_vec(env, g, p->a, !sh->transa, (uint64_t)sh->lda, ri[i], n, pr->a_bytes,
+			     tmp, arows + rowb * i, e) ||
+		    read_vec(env, g, p->b, sh->transb, (uint64_t)sh->ldb, ci[i], n, pr->a_bytes,
+			     tmp, bcols + rowb * i, e) ||
+		    read_vec(env, g, p->c, false, (uint64_t)sh->ldc, ci[i], n, pr->c_bytes, tmp,
+			     ccols + colc * i, e))
 			goto out;
 	}
 	for (i = 0; i < VROWS; i++)
@@ -343,9 +517,86 @@ static int verify_tn(struct bench_env *env, struct bench_gpu *g, const struct ge
 		pr->out_eps, worst);
 	rc = 0;
 out:
+	bench_dfree(env, &tmp);
 	free(arows);
 	free(bcols);
 	free(ccols);
+	return rc;
+}
+
+/* The headline: a burst of c->burst_ops products, then at least c->sustain_s seconds of
+ * products back to back between two events (segments in between give the spread; they
+ * record on the stream without holding it). The result's median is the whole run's rate. */
+static int gemm_sustain(struct bench_env *env, struct bench_gpu *g, struct gemm_plan *p,
+			const struct gemm_config *c, double work, const char *test,
+			const char *label, struct bench_result **out, struct err *e)
+{
+	enum { SEGMENTS = 10 };
+	const struct cuda_api *cu = env->cu;
+	cu_event ev[SEGMENTS + 1];
+	struct bench_timing tm;
+	struct bench_result *r;
+	double burst = 0, whole = 0;
+	int nev = 0, nseg, ops, done = 0, i, rc = -1;
+	float ms;
+
+	memset(ev, 0, sizeof(ev));
+	memset(&tm, 0, sizeof(tm));
+	if (time_events(env, g, p, p->best, c->burst_ops, &burst, e))
+		return -1;
+	ops = (int)ceil(c->sustain_s / (burst > 0 ? burst : 1e-6));
+	if (ops < 2)
+		ops = 2;
+	nseg = ops < SEGMENTS ? ops : SEGMENTS;
+	for (nev = 0; nev <= nseg; nev++)
+		if (bench_cu(env, cu->EventCreate(&ev[nev], CU_EVENT_DEFAULT), "cuEventCreate", g,
+			     e))
+			goto out;
+	tm.t = xcalloc((size_t)nseg, sizeof(*tm.t));
+	tm.batch = ops / nseg;
+	tm.t_start_s = bench_now(env);
+	if (bench_cu(env, cu->EventRecord(ev[0], p->s), "cuEventRecord", g, e))
+		goto out;
+	for (i = 0; i < nseg; i++) {
+		int n = ops * (i + 1) / nseg - done;
+
+		if (bench_stopped(env)) {
+			cu->StreamSynchronize(p->s);
+			rc = bench_interrupted(e);
+			goto out;
+		}
+		for (; n > 0; n--, done++)
+			if (gemm_enqueue(env, g, p, p->best, e))
+				goto out;
+		if (bench_cu(env, cu->EventRecord(ev[i + 1], p->s), "cuEventRecord", g, e))
+			goto out;
+	}
+	if (bench_cu(env, cu->EventSynchronize(ev[nseg]), "cuEventSynchronize", g, e))
+		goto out;
+	tm.t_end_s = bench_now(env);
+	for (i = 0, done = 0; i < nseg; i++) {
+		int n = ops * (i + 1) / nseg - done;
+
+		if (bench_cu(env, cu->EventElapsedTime(&ms, ev[i], ev[i + 1]), "cuEventElapsedTime",
+			     g, e))
+			goto out;
+		tm.t[tm.n++] = ms / 1e3 / n;
+		done += n;
+		whole += ms / 1e3;
+	}
+	r = bench_add_timed(env, &family_gemm, test, label, &tm, work, 1e12, "TFLOP/s", false, g);
+	r->median = work * ops / (whole > 0 ? whole : 1e-12) / 1e12;
+	r->op_seconds = whole / ops;
+	r->sustained_s = whole;
+	r->sustained_ops = ops;
+	r->burst = work / (burst > 0 ? burst : 1e-12) / 1e12;
+	r->burst_ops = c->burst_ops;
+	*out = r;
+	rc = 0;
+out:
+	bench_timing_free(&tm);
+	for (i = 0; i < nev; i++)
+		cu->EventDestroy(ev[i]);
 	return rc;
 }
 
@@ -364,13 +615,16 @@ static int gemm_run(void *arg, struct err *e)
 	return gemm_enqueue(o->env, o->g, o->p, o->p->best, e);
 }
 
-static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h, struct err *e)
+static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h,
+		    const struct gemm_config *cfg, struct err *e)
 {
 	/* largest first (see precs[]): the buffers are allocated once, for the first size */
 	static const uint64_t full[] = {8192, 4096, 2048, 1024, 512, 256};
 	static const uint64_t quick[] = {8192, 1024};
-	const uint64_t *sizes = env->opt.quick ? quick : full;
-	size_t nsizes = env->opt.quick ? ARRAY_SIZE(quick) : ARRAY_SIZE(full);
+	const uint64_t *sizes = cfg->nsizes ? cfg->sizes : env->opt.quick ? quick : full;
+	size_t nsizes = cfg->nsizes		 ? (size_t)cfg->nsizes
+			: env->opt.quick ? ARRAY_SIZE(quick)
+					 : ARRAY_SIZE(full);
 	double med[PREC_COUNT][8]; /* median TFLOP/s by precision and size, 0 when not run */
 	int cc = g->cc_major * 10 + g->cc_minor;
 	cu_ptr a = 0, b = 0, c = 0, ws = 0;
@@ -380,7 +634,8 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h, str
 	memset(med, 0, sizeof(med));
 	if (bench_use(env, g, e))
 		return -1;
-	if (bench_dalloc(env, g, &ws, WORKSPACE_BYTES, "the cuBLASLt workspace", e))
+	if (cfg->ws_bytes &&
+	    bench_dalloc(env, g, &ws, cfg->ws_bytes, "the cuBLASLt workspace", e))
 		goto out;
 	bench_plot(env->run, &family_gemm, "gemm-size", "Matrix multiply rate by size (m = n = k)",
 		   "n", "TFLOP/s", true);
@@ -390,6 +645,8 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h, str
 		const char *pname = peak_prec_name(pr->prec);
 		char none[96] = "";
 
+		if (cfg->precs && !(cfg->precs & (1u << pr->prec)))
+			continue;
 		if (cc < pr->min_cc) {
 			bench_note(env->run, &family_gemm, NOTE_SKIP,
 				   "GPU %d: %s needs compute capability %d.%d or later (this GPU "
@@ -400,23 +657,41 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h, str
 		}
 		for (si = 0; si < nsizes; si++) {
 			uint64_t n = sizes[si];
-			struct gemm_shape sh = {LT_OP_T,    LT_OP_N,     n,
-						n,          n,           (int64_t)n,
-						(int64_t)n, (int64_t)n,  pr->a_type,
-						pr->c_type, pr->compute, pr->scale_type};
+			/* fp8 runs TN whatever the layout: the only one cuBLASLt has for it */
+			int layout = pr->prec == PREC_FP8 ? GEMM_TN : cfg->layout;
+			struct gemm_shape sh = {layout == GEMM_TN ? LT_OP_T : LT_OP_N,
+						layout == GEMM_NT ? LT_OP_T : LT_OP_N,
+						n,
+						n,
+						n,
+						(int64_t)n,
+						(int64_t)n,
+						(int64_t)n,
+						pr->a_type,
+						pr->c_type,
+						pr->compute,
+						pr->scale_type};
+			bool headline = largest == NULL;
 			struct gemm_plan p;
 			struct gemm_op o = {env, g, &p};
 			struct bench_op op;
 			struct bench_timing tm;
-			struct bench_result *r;
+			struct bench_result *r = NULL;
 			double peak;
 			int tried = 0;
 			char label[64];
 
 			memset(&p, 0, sizeof(p));
 			p.ws = ws;
-			p.ws_bytes = WORKSPACE_BYTES;
+			p.ws_bytes = cfg->ws_bytes;
 			p.s = g->s[0];
+			p.max_cand = cfg->algos;
+			if (headline) {
+				/* the headline's candidates are compared where it is measured: at
+				 * full clocks, the power cap reached, each for long enough */
+				p.ramp_s = env->opt.quick ? 0.1 : 0.3;
+				p.cand_s = 0.03;
+			}
 			str_fmt(label, sizeof(label), "%s, %llu x %llu x %llu", pname,
 				(unsigned long long)n, (unsigned long long)n,
 				(unsigned long long)n);
@@ -439,8 +714,9 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h, str
 			{
 				size_t need = (size_t)(n * n * 8);
 				uint64_t elems = n * n, sa = SEED_A, sb = SEED_B;
-				int dt = pr->fill_type;
-				void *fa[] = {&a, &elems, &sa, &dt}, *fb[] = {&b, &elems, &sb, &dt};
+				int dt = pr->fill_type, dist = cfg->dist;
+				void *fa[] = {&a, &elems, &sa, &dt, &dist};
+				void *fb[] = {&b, &elems, &sb, &dt, &dist};
 
 				if (need > have) {
 					bench_dfree(env, &a);
@@ -475,26 +751,66 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h, str
 				gemm_plan_free(env, &p);
 				goto out;
 			}
-			memset(&op, 0, sizeof(op));
-			op.run = gemm_run;
-			op.arg = &o;
-			op.g = g;
-			if (bench_time(env, &op, &tm, e)) {
-				gemm_plan_free(env, &p);
-				goto out;
+			if (headline) {
+				/* no pick ran: warm up as it would have, so the burst is not timed
+				 * at idle clocks */
+				if (tried == 0) {
+					double t = 0, spent = 0;
+					int w;
+
+					for (w = 0; w < 1000 && spent < p.ramp_s; w++) {
+						if (time_events(env, g, &p, p.best, 1, &t, e)) {
+							gemm_plan_free(env, &p);
+							goto out;
+						}
+						spent += t;
+					}
+				}
+				if (gemm_sustain(env, g, &p, cfg, 2.0 * n * n * n, pname, label, &r,
+						 e)) {
+					gemm_plan_free(env, &p);
+					goto out;
+				}
+			} else {
+				memset(&op, 0, sizeof(op));
+				op.run = gemm_run;
+				op.arg = &o;
+				op.g = g;
+				if (bench_time(env, &op, &tm, e)) {
+					gemm_plan_free(env, &p);
+					goto out;
+				}
+				r = bench_add_timed(env, &family_gemm, pname, label, &tm,
+						    2.0 * n * n * n, 1e12, "TFLOP/s", false, g);
+				bench_timing_free(&tm);
 			}
-			r = bench_add_timed(env, &family_gemm, pname, label, &tm, 2.0 * n * n * n,
-					    1e12, "TFLOP/s", false, g);
-			bench_timing_free(&tm);
 			r->size = (double)n;
 			str_copy(r->size_unit, "n", sizeof(r->size_unit));
 			if (!largest || r->size > largest->size)
 				largest = r;
 			str_copy(r->plot, "gemm-size", sizeof(r->plot));
 			str_fmt(r->series, sizeof(r->series), "GPU %d %s", g->index, pname);
-			str_fmt(r->config, sizeof(r->config),
-				"%s; algorithm %d of %d timed (heuristic order)", pr->what,
-				p.best + 1, tried ? tried : 1);
+			if (tried)
+				str_fmt(r->config, sizeof(r->config),
+					"%s; %s, %s; algorithm %d of %d timed (heuristic order)",
+					pr->what, layout_names[layout], dist_names[cfg->dist],
+					p.best + 1, tried);
+			else
+				str_fmt(r->config, sizeof(r->config),
+					"%s; %s, %s; the heuristic's first algorithm, untimed",
+					pr->what, layout_names[layout], dist_names[cfg->dist]);
+			if (headline) {
+				char key[48];
+
+				str_fmt(key, sizeof(key), "gpu%d_%s_burst", g->index, pname);
+				bench_summary(env->run, &family_gemm, key, r->burst, "TFLOP/s",
+					      "GPU %d: %s at n=%llu: %.4g TFLOP/s sustained (%d "
+					      "products back to back, %.2f s); %.4g in a burst of %d "
+					      "(%.2fx)",
+					      g->index, pname, (unsigned long long)n, r->median,
+					      r->sustained_ops, r->sustained_s, r->burst, r->burst_ops,
+					      r->median > 0 ? r->burst / r->median : 0);
+			}
 			peak = peak_flops(g->cc_major, g->cc_minor, g->sm_count, g->clock_mhz,
 					  pr->prec);
 			if (peak > 0) {
@@ -507,7 +823,7 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h, str
 					"%d SMs x %d MHz x %d %s FMA x 2", g->sm_count,
 					g->clock_mhz, fma, tensor ? "tensor" : "CUDA-core");
 			}
-			if (verify_tn(env, g, pr, &p, n, r, e)) {
+			if (verify(env, g, pr, &sh, &p, n, r, e)) {
 				gemm_plan_free(env, &p);
 				goto out;
 			}
@@ -563,6 +879,7 @@ out:
 
 static int run_gemm(struct bench_env *env, struct err *e)
 {
+	struct gemm_config cfg;
 	int i;
 
 	if (!env->lt) {
@@ -570,6 +887,8 @@ static int run_gemm(struct bench_env *env, struct err *e)
 			   env->lt_error);
 		return 0;
 	}
+	if (gemm_config(&cfg, e))
+		return -1;
 	for (i = 0; i < env->ngpus; i++) {
 		struct bench_gpu *g = &env->gpus[i];
 		lt_handle h = NULL;
@@ -580,7 +899,7 @@ static int run_gemm(struct bench_env *env, struct err *e)
 		st = env->lt->api.Create(&h);
 		if (st != CUBLAS_STATUS_SUCCESS)
 			return lt_err(env, st, "cublasLtCreate", g, e);
-		rc = gemm_gpu(env, g, h, e);
+		rc = gemm_gpu(env, g, h, &cfg, e);
 		env->lt->api.Destroy(h);
 		if (rc)
 			return -1;

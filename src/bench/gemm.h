@@ -17,6 +17,10 @@ struct gemm_plan {
 	struct lt_heuristic cand[GEMM_MAX_CANDIDATES];
 	int ncand; /* usable candidates, heuristic order */
 	int best;  /* index into cand after gemm_pick */
+	/* set before gemm_plan_make / gemm_pick; 0 keeps the defaults (fit.c's) */
+	int max_cand;  /* candidates asked of the heuristic (<= GEMM_MAX_CANDIDATES; 0: all) */
+	double ramp_s; /* warm-up with the first candidate before timing any (0: 50 ms) */
+	double cand_s; /* time each candidate at least this long (0: 15 ms) */
 	bool scale_f64;
 	cu_ptr a, b, c, ws;
 	size_t ws_bytes;
@@ -38,7 +42,8 @@ int gemm_plan_make(struct bench_env *env, struct bench_gpu *g, lt_handle h,
 /* Queue one product with candidate i on p->s. */
 int gemm_enqueue(struct bench_env *env, struct bench_gpu *g, struct gemm_plan *p, int i,
 		 struct err *e);
-/* Time each candidate briefly and set p->best; *tried = candidates that ran. */
+/* Time each candidate briefly and set p->best; *tried = candidates that ran. The heuristic's
+ * first choice is kept unless another is at least 1% faster (timing noise must not swap it). */
 int gemm_pick(struct bench_env *env, struct bench_gpu *g, struct gemm_plan *p, int *tried,
 	      struct err *e);
 void gemm_plan_free(struct bench_env *env, struct gemm_plan *p);

@@ -89,6 +89,12 @@ json_t *bench_result_json(const struct bench_result *r)
 	set_pos(o, "power_w", r->power_w);
 	set_pos(o, "power_max_w", r->power_max_w);
 	set_pos(o, "temp_c", r->temp_c);
+	if (r->sustained_ops > 0) {
+		json_object_set_new(o, "sustained_s", json_real(r->sustained_s));
+		json_object_set_new(o, "sustained_ops", json_integer(r->sustained_ops));
+		json_object_set_new(o, "burst", json_real(r->burst));
+		json_object_set_new(o, "burst_ops", json_integer(r->burst_ops));
+	}
 	json_object_set_new(o, "t_start_s", json_real(r->t_start_s));
 	json_object_set_new(o, "t_end_s", json_real(r->t_end_s));
 	set_str(o, "note", r->note);

@@ -10,6 +10,7 @@
 #ifndef GPUVET_KERNELS_PATTERN_H
 #define GPUVET_KERNELS_PATTERN_H
 
+#include <math.h>
 #include <stdint.h>
 
 #ifdef __CUDACC__
@@ -60,7 +61,40 @@ GV_HD float gv_small_int(uint32_t w)
 	return (float)(v ? v : 1);
 }
 
+/* A standard normal deviate, a pure function of (seed, i): Box-Muller on two independent
+ * words of the hash, in double so the same code serves fp64 and the host. (w + 0.5) / 2^32
+ * keeps the logarithm's argument in (0, 1), so the result is always finite (|z| < 6.7). */
+GV_HD double gv_normal(uint64_t seed, uint64_t i)
+{
+	double u1 = ((double)gv_pattern(seed, i) + 0.5) * (1.0 / 4294967296.0);
+	double u2 = ((double)gv_pattern(seed ^ 0xA0761D6478BD642Full, i) + 0.5) *
+		    (1.0 / 4294967296.0);
+
+	return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
 /* Element types of the GEMM fill kernel. */
 enum gv_dtype { GV_F64 = 0, GV_F32 = 1, GV_F16 = 2, GV_BF16 = 3, GV_E4M3 = 4 };
+
+/* Distributions of the GEMM fill kernel: normal(0, 1) is what training multiplies (signed,
+ * many small values); "uniform" is the older fill, random sign with magnitude in [1/16, 1);
+ * "positive" is [1/16, 1), what some quick tools use (fewer toggled bits: it flatters). */
+enum gv_dist { GV_DIST_NORMAL = 0, GV_DIST_UNIFORM = 1, GV_DIST_POSITIVE = 2 };
+
+/* Element i of a GEMM operand as a double, before rounding to the element type. */
+GV_HD double gv_gemm_value(uint64_t seed, uint64_t i, int dist)
+{
+	uint32_t w;
+	double mag;
+
+	if (dist == GV_DIST_NORMAL)
+		return gv_normal(seed, i);
+	w = gv_pattern(seed, i);
+	/* 53 random significand bits from two words, magnitude in [1/16, 1) */
+	mag = (double)(((uint64_t)(w >> 8) << 29) | (gv_pattern(seed ^ 0x5bd1e995ull, i) >> 3) |
+		       (1ull << 49)) *
+	      0x1p-53;
+	return dist == GV_DIST_POSITIVE || !(w & 1u) ? mag : -mag;
+}
 
 #endif

@@ -112,31 +112,34 @@ GV_EXTERN void gv_verify_triad(const float *a, const float *b, const float *c, f
 		}
 }
 
-/* GEMM operands: random sign, magnitude in [1/16, 1), rounded to the element type. */
-GV_EXTERN void gv_fill_gemm(void *p, size_t n, uint64_t seed, int dtype)
+/* GEMM operands: a deviate of the distribution (enum gv_dist), rounded to the element type.
+ * e4m3 saturates at +-448, far beyond normal(0, 1)'s |z| < 6.7. */
+GV_EXTERN void gv_fill_gemm(void *p, size_t n, uint64_t seed, int dtype, int dist)
 {
 	for (size_t i = gv_tid(); i < n; i += gv_stride()) {
-		uint32_t w = gv_pattern(seed, i);
+		double v = gv_gemm_value(seed, i, dist);
 
 		switch (dtype) {
-		case GV_F64: {
-			/* 53 random significand bits from two words, magnitude in [1/16, 1) */
-			uint64_t bits = ((uint64_t)(w >> 8) << 29) |
-					(gv_pattern(seed ^ 0x5bd1e995ull, i) >> 3) | (1ull << 49);
-			double mag = (double)bits * 0x1p-53;
-
-			((double *)p)[i] = (w & 1u) ? -mag : mag;
-			break;
-		}
-		case GV_F32: ((float *)p)[i] = gv_signed_float(w); break;
-		case GV_F16: ((__half *)p)[i] = __float2half_rn(gv_signed_float(w)); break;
-		case GV_BF16: ((__nv_bfloat16 *)p)[i] = __float2bfloat16_rn(gv_signed_float(w)); break;
+		case GV_F64: ((double *)p)[i] = v; break;
+		case GV_F32: ((float *)p)[i] = (float)v; break;
+		case GV_F16: ((__half *)p)[i] = __double2half(v); break;
+		case GV_BF16: ((__nv_bfloat16 *)p)[i] = __double2bfloat16(v); break;
 		case GV_E4M3:
 			((__nv_fp8_storage_t *)p)[i] =
-				__nv_cvt_float_to_fp8(gv_signed_float(w), __NV_SATFINITE, __NV_E4M3);
+				__nv_cvt_double_to_fp8(v, __NV_SATFINITE, __NV_E4M3);
 			break;
 		}
 	}
+}
+
+/* Row `row` of a column-major matrix (leading dimension ld) into dst, contiguous: what GEMM
+ * verification reads back when a layout stores op(A)'s rows or op(B)'s columns strided. */
+GV_EXTERN void gv_gather_row(const unsigned char *src, unsigned char *dst, size_t ld, size_t row,
+			     size_t len, int elem_bytes)
+{
+	for (size_t l = gv_tid(); l < len; l += gv_stride())
+		for (int b = 0; b < elem_bytes; b++)
+			dst[l * elem_bytes + b] = src[(row + l * ld) * elem_bytes + b];
 }
 
 /* All-reduce inputs: small whole numbers, so every rank's sum is exact in float. */

@@ -428,19 +428,29 @@ static void k_fill_gemm(void **a)
 	void *p = PTR(0, void);
 	size_t n = ARG(1, size_t), i;
 	uint64_t seed = ARG(2, uint64_t);
-	int t = ARG(3, int);
+	int t = ARG(3, int), dist = ARG(4, int);
 
 	for (i = 0; i < n; i++) {
-		float v = gv_signed_float(gv_pattern(seed, i));
+		double v = gv_gemm_value(seed, i, dist);
 
 		switch (t) {
 		case GV_F64: ((double *)p)[i] = v; break;
-		case GV_F32: ((float *)p)[i] = v; break;
-		case GV_F16: ((uint16_t *)p)[i] = fake_f16(v); break;
-		case GV_BF16: ((uint16_t *)p)[i] = fake_bf16(v); break;
-		default: ((uint8_t *)p)[i] = fake_e4m3(v); break;
+		case GV_F32: ((float *)p)[i] = (float)v; break;
+		case GV_F16: ((uint16_t *)p)[i] = fake_f16((float)v); break;
+		case GV_BF16: ((uint16_t *)p)[i] = fake_bf16((float)v); break;
+		default: ((uint8_t *)p)[i] = fake_e4m3((float)v); break;
 		}
 	}
+}
+static void k_gather_row(void **a)
+{
+	const unsigned char *src = PTR(0, const unsigned char);
+	unsigned char *dst = PTR(1, unsigned char);
+	size_t ld = ARG(2, size_t), row = ARG(3, size_t), len = ARG(4, size_t), l;
+	int eb = ARG(5, int);
+
+	for (l = 0; l < len; l++)
+		memcpy(dst + l * (size_t)eb, src + (row + l * ld) * (size_t)eb, (size_t)eb);
 }
 static void k_fill_small_int(void **a)
 {
@@ -525,6 +535,7 @@ static const struct {
 	{"gv_fill_unit_f32", k_fill_unit, -1},
 	{"gv_verify_triad", k_verify_triad, -1},
 	{"gv_fill_gemm", k_fill_gemm, -1},
+	{"gv_gather_row", k_gather_row, 1},
 	{"gv_fill_small_int", k_fill_small_int, -1},
 	{"gv_verify_allreduce", k_verify_allreduce, -1},
 	{"gv_axpy", k_axpy, 0},
