@@ -544,7 +544,9 @@ static int gemm_sustain(struct bench_env *env, struct bench_gpu *g, struct gemm_
 	memset(&tm, 0, sizeof(tm));
 	if (time_events(env, g, p, p->best, c->burst_ops, &burst, e))
 		return -1;
-	ops = (int)ceil(c->sustain_s / (burst > 0 ? burst : 1e-6));
+	/* 10% more than the burst's rate needs: a power-capped GPU only slows down from there,
+	 * so the run lasts at least sustain_s */
+	ops = (int)ceil(1.1 * c->sustain_s / (burst > 0 ? burst : 1e-6));
 	if (ops < 2)
 		ops = 2;
 	nseg = ops < SEGMENTS ? ops : SEGMENTS;

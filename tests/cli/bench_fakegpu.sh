@@ -46,6 +46,35 @@ expect_jq "fake: gemm candidates timed" '[.results[] | .config | test("algorithm
 expect_jq "fake: several candidates compared" '[.results[] | .config | capture("of (?<n>[0-9]+) timed").n | tonumber] | max >= 2' "$TMP/g.json"
 expect_jq "fake: mixed-precision summary" '[.summary[] | select(.key == "gpu1_bf16_over_fp32")] | length == 1' "$TMP/g.json"
 expect_jq "fake: sizes the fake refuses are noted" '[.notes[] | select(.kind == "skip" and (.text | test("no fp64 algorithm")))] | length == 1' "$TMP/g.json"
+# issue 10: normal(0, 1) inputs by default; the headline measured sustained (>= 0.5 s back to
+# back) with the burst beside it, in JSON and in the text
+expect_jq "fake: gemm inputs normal, layout tn" '[.results[] | .config | test("; tn, normal;")] | all' "$TMP/g.json"
+expect_jq "fake: gemm headline sustained >= 0.5 s, burst of 20 beside it" \
+	'[.results[] | select(.headline) | .sustained_s >= 0.5 and .sustained_ops >= 2 and .burst > 0 and .burst_ops == 20] | (all and length == 6)' "$TMP/g.json"
+expect_jq "fake: gemm headline median is the whole run's rate" \
+	'[.results[] | select(.headline) | (.median - 2 * pow(.size; 3) / (.sustained_s / .sustained_ops) / 1e12 | fabs) < 1e-9] | all' "$TMP/g.json"
+expect_jq "fake: gemm burst summaries" '[.summary[] | select(.key | test("^gpu1_[a-z0-9]+_burst$"))] | length == 6' "$TMP/g.json"
+G1="GPUVET_GEMM_SUSTAIN=0.05 GPUVET_GEMM_BURST=3 GPUVET_GEMM_SIZES=256"
+expect_exit "fake: gemm text" 0 env $G1 GPUVET_GEMM_PRECISIONS=bf16 "$GPUVET" bench gemm -i 0 --time-budget 0.02
+expect_grep "fake: gemm text shows sustained and burst" 'bf16 at n=256: .* TFLOP/s sustained \(.* products back to back, .* s\); .* in a burst of 3' "$TMP/out"
+# the variants a side-by-side run compares (tests/gpu/gemm-vs-torch.sh)
+for l in nn nt; do
+	expect_exit "fake: gemm layout $l" 0 env $G1 GPUVET_GEMM_LAYOUT=$l GPUVET_GEMM_PRECISIONS=bf16,fp8,fp64 \
+		"$GPUVET" bench gemm -i 0 --time-budget 0.02 --json
+	expect_jq "fake: gemm layout $l verified (fp8 stays tn)" \
+		"[.results[] | . as \$r | .verified and (.config | test(if \$r.test == \"fp8\" then \"; tn,\" else \"; $l,\" end))] | (all and length == 3)" "$TMP/out"
+done
+expect_exit "fake: gemm heuristic's first, uniform inputs" 0 env $G1 GPUVET_GEMM_ALGOS=1 GPUVET_GEMM_INPUT=uniform \
+	GPUVET_GEMM_WORKSPACE=64M GPUVET_GEMM_PRECISIONS=fp16 "$GPUVET" bench gemm -i 0 --time-budget 0.02 --json
+expect_jq "fake: gemm untimed first algorithm, uniform" '[.results[] | .verified and (.config | test("uniform; the heuristic.s first algorithm, untimed"))] | (all and length == 1)' "$TMP/out"
+expect_exit "fake: gemm bad variant (exit 4)" 4 env GPUVET_GEMM_ALGOS=0 "$GPUVET" bench gemm -i 0 $B
+expect_grep "fake: gemm bad variant named" "GPUVET_GEMM_ALGOS='0': expected a whole number from 1 to 16" "$TMP/err"
+# a wrong product (A read the wrong way round) fails verification, signed inputs and all
+for l in tn nn; do
+	FAKEGPU_CORRUPT=cublasLtMatmul expect_exit "fake: gemm wrong product fails ($l, exit 2)" 2 env $G1 GPUVET_GEMM_LAYOUT=$l \
+		"$GPUVET" bench gemm -i 0 --time-budget 0.02 --json
+	expect_jq "fake: gemm every precision caught ($l)" '[.results[] | .verified == false and (.verify | test("^MISMATCH"))] | (all and length == 6)' "$TMP/out"
+done
 
 # a wrong result fails the run, loudly
 FAKEGPU_CORRUPT=gv_copy_ expect_exit "fake: a corrupted copy fails verification (exit 2)" 2 \

@@ -182,6 +182,8 @@ EXPORT int cublasLtMatmul(lt_handle h, lt_desc d, const void *alpha, const void 
 	struct desc *x = (struct desc *)d;
 	struct layout *a = (struct layout *)la, *b = (struct layout *)lb, *c = (struct layout *)ld;
 	uint64_t m = c->rows, n = c->cols, k = x->ta ? a->rows : a->cols, i, j, l;
+	const char *bad = getenv("FAKEGPU_CORRUPT");
+	int ta = bad && !strcmp(bad, "cublasLtMatmul") ? !x->ta : x->ta;
 	double *ad = malloc(m * k * sizeof(double)), *bd = malloc(k * n * sizeof(double));
 
 	(void)h, (void)alpha, (void)beta, (void)C, (void)lc, (void)algo, (void)ws, (void)wsb,
@@ -194,7 +196,7 @@ EXPORT int cublasLtMatmul(lt_handle h, lt_desc d, const void *alpha, const void 
 	/* op(A) as m x k, op(B) as k x n, both row-major in double */
 	for (i = 0; i < m; i++)
 		for (l = 0; l < k; l++)
-			ad[i * k + l] = get(a->type, A, x->ta ? l + i * a->ld : i + l * a->ld);
+			ad[i * k + l] = get(a->type, A, ta ? l + i * a->ld : i + l * a->ld);
 	for (l = 0; l < k; l++)
 		for (j = 0; j < n; j++)
 			bd[l * n + j] = get(b->type, B, x->tb ? j + l * b->ld : l + j * b->ld);
