@@ -99,7 +99,16 @@ json_t *bench_doc_build(const struct bench_doc_in *in, struct bench_env *env, js
 					   "CUDA_VISIBLE_DEVICES",
 					   "CUDA_DEVICE_MAX_CONNECTIONS",
 					   "GPUVET_CUBLASLT_LIBRARY",
-					   "GPUVET_NCCL_LIBRARY"};
+					   "GPUVET_NCCL_LIBRARY",
+					   /* gemm's variants (docs/bench.md) */
+					   "GPUVET_GEMM_INPUT",
+					   "GPUVET_GEMM_ALGOS",
+					   "GPUVET_GEMM_WORKSPACE",
+					   "GPUVET_GEMM_LAYOUT",
+					   "GPUVET_GEMM_SUSTAIN",
+					   "GPUVET_GEMM_BURST",
+					   "GPUVET_GEMM_PRECISIONS",
+					   "GPUVET_GEMM_SIZES"};
 	char buf[64];
 	time_t now = time(NULL);
 	struct tm tmv;
