@@ -63,14 +63,14 @@ static const char *const dist_names[] = {"normal", "uniform", "positive"};
 
 /* What the environment chose (read once per run, gemm_config); defaults in parentheses. */
 struct gemm_config {
-	int dist;           /* enum gv_dist (normal) */
-	int algos;          /* candidates asked and timed; 1: the heuristic's first, untimed (16) */
-	uint64_t ws_bytes;  /* cuBLASLt workspace (32 MiB) */
-	int layout;         /* GEMM_TN.. (tn) */
-	double sustain_s;   /* the headline's back-to-back run (0.5 s) */
-	int burst_ops;      /* the burst beside it (20) */
-	unsigned precs;     /* 1u << PREC_*; 0: all */
-	uint64_t sizes[8];  /* largest first; nsizes 0: the built-in sweep */
+	int dist;          /* enum gv_dist (normal) */
+	int algos;         /* candidates asked and timed; 1: the heuristic's first, untimed (16) */
+	uint64_t ws_bytes; /* cuBLASLt workspace (32 MiB) */
+	int layout;        /* GEMM_TN.. (tn) */
+	double sustain_s;  /* the headline's back-to-back run (0.5 s) */
+	int burst_ops;     /* the burst beside it (20) */
+	unsigned precs;    /* 1u << PREC_*; 0: all */
+	uint64_t sizes[8]; /* largest first; nsizes 0: the built-in sweep */
 	int nsizes;
 };
 
@@ -83,21 +83,21 @@ static const struct gemm_prec {
 	int min_cc; /* major * 10 + minor */
 	const char *what;
 } precs[] = {
-	/* tensor-core precisions first, largest size first: on the H200s a long GEMM sweep
-	 * holds the board at its 700 W cap and clocks fall as it warms (1650 -> 1340 MHz), so
-	 * the headline sizes are measured while the GPU is as cool as a peer tool finds it */
-	{PREC_BF16, LT_R_16BF, LT_R_16BF, LT_COMPUTE_32F, LT_R_32F, GV_BF16, 2, 2, 1e-4, 1.0 / 128, 80,
-	 "bf16 in and out, fp32 accumulate"},
-	{PREC_FP16, LT_R_16F, LT_R_16F, LT_COMPUTE_32F, LT_R_32F, GV_F16, 2, 2, 1e-4, 1.0 / 1024, 70,
-	 "fp16 in and out, fp32 accumulate"},
-	{PREC_FP8, LT_R_8F_E4M3, LT_R_16BF, LT_COMPUTE_32F, LT_R_32F, GV_E4M3, 1, 2, 5e-3, 1.0 / 128,
-	 89, "fp8 e4m3 in, bf16 out, fp32 accumulate"},
-	{PREC_TF32, LT_R_32F, LT_R_32F, LT_COMPUTE_32F_FAST_TF32, LT_R_32F, GV_F32, 4, 4, 5e-3, 0, 80,
-	 "fp32 in and out, tf32 tensor cores"},
-	{PREC_FP32, LT_R_32F, LT_R_32F, LT_COMPUTE_32F, LT_R_32F, GV_F32, 4, 4, 1e-4, 0, 0,
-	 "fp32 in and out, CUDA cores"},
-	{PREC_FP64, LT_R_64F, LT_R_64F, LT_COMPUTE_64F, LT_R_64F, GV_F64, 8, 8, 1e-12, 0, 0,
-	 "fp64 in and out"},
+    /* tensor-core precisions first, largest size first: on the H200s a long GEMM sweep
+     * holds the board at its 700 W cap and clocks fall as it warms (1650 -> 1340 MHz), so
+     * the headline sizes are measured while the GPU is as cool as a peer tool finds it */
+    {PREC_BF16, LT_R_16BF, LT_R_16BF, LT_COMPUTE_32F, LT_R_32F, GV_BF16, 2, 2, 1e-4, 1.0 / 128, 80,
+     "bf16 in and out, fp32 accumulate"},
+    {PREC_FP16, LT_R_16F, LT_R_16F, LT_COMPUTE_32F, LT_R_32F, GV_F16, 2, 2, 1e-4, 1.0 / 1024, 70,
+     "fp16 in and out, fp32 accumulate"},
+    {PREC_FP8, LT_R_8F_E4M3, LT_R_16BF, LT_COMPUTE_32F, LT_R_32F, GV_E4M3, 1, 2, 5e-3, 1.0 / 128,
+     89, "fp8 e4m3 in, bf16 out, fp32 accumulate"},
+    {PREC_TF32, LT_R_32F, LT_R_32F, LT_COMPUTE_32F_FAST_TF32, LT_R_32F, GV_F32, 4, 4, 5e-3, 0, 80,
+     "fp32 in and out, tf32 tensor cores"},
+    {PREC_FP32, LT_R_32F, LT_R_32F, LT_COMPUTE_32F, LT_R_32F, GV_F32, 4, 4, 1e-4, 0, 0,
+     "fp32 in and out, CUDA cores"},
+    {PREC_FP64, LT_R_64F, LT_R_64F, LT_COMPUTE_64F, LT_R_64F, GV_F64, 8, 8, 1e-12, 0, 0,
+     "fp64 in and out"},
 };
 
 /* ---- the environment's variants ------------------------------------------------------- */
@@ -168,7 +168,8 @@ static int gemm_config(struct gemm_config *c, struct err *e)
 	}
 	if ((v = getenv("GPUVET_GEMM_BURST")) && *v) {
 		if (parse_double(v, &d) || d < 1 || d > 10000 || d != floor(d))
-			return bad_env(e, "GPUVET_GEMM_BURST", v, "a number of products, 1 or more");
+			return bad_env(e, "GPUVET_GEMM_BURST", v,
+				       "a number of products, 1 or more");
 		c->burst_ops = (int)d;
 	}
 	if ((v = getenv("GPUVET_GEMM_PRECISIONS")) && *v) {
@@ -176,7 +177,8 @@ static int gemm_config(struct gemm_config *c, struct err *e)
 
 		str_copy(buf, v, sizeof(buf));
 		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			for (i = 0; i < ARRAY_SIZE(precs) && strcmp(tok, peak_prec_name(precs[i].prec));
+			for (i = 0;
+			     i < ARRAY_SIZE(precs) && strcmp(tok, peak_prec_name(precs[i].prec));
 			     i++)
 				;
 			if (i == ARRAY_SIZE(precs))
@@ -222,7 +224,7 @@ int gemm_plan_make(struct bench_env *env, struct bench_gpu *g, lt_handle h,
 	uint64_t ws = p->ws_bytes;
 	int32_t ta = sh->transa, tb = sh->transb;
 	int want = p->max_cand > 0 && p->max_cand < GEMM_MAX_CANDIDATES ? p->max_cand
-									 : GEMM_MAX_CANDIDATES;
+									: GEMM_MAX_CANDIDATES;
 	int returned = 0, i, st;
 	uint64_t arows = sh->transa ? sh->k : sh->m, acols = sh->transa ? sh->m : sh->k;
 	uint64_t brows = sh->transb ? sh->n : sh->k, bcols = sh->transb ? sh->k : sh->n;
@@ -250,8 +252,8 @@ int gemm_plan_make(struct bench_env *env, struct bench_gpu *g, lt_handle h,
 		return -1;
 	st = lt->MatmulPreferenceSetAttribute(pref, LT_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws));
 	if (st == CUBLAS_STATUS_SUCCESS)
-		st = lt->MatmulAlgoGetHeuristic(h, p->desc, p->la, p->lb, p->lc, p->lc, pref,
-						want, p->cand, &returned);
+		st = lt->MatmulAlgoGetHeuristic(h, p->desc, p->la, p->lb, p->lc, p->lc, pref, want,
+						p->cand, &returned);
 	lt->MatmulPreferenceDestroy(pref);
 	if (st == CUBLAS_STATUS_NOT_SUPPORTED)
 		return 0;
@@ -624,7 +626,7 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h,
 	static const uint64_t full[] = {8192, 4096, 2048, 1024, 512, 256};
 	static const uint64_t quick[] = {8192, 1024};
 	const uint64_t *sizes = cfg->nsizes ? cfg->sizes : env->opt.quick ? quick : full;
-	size_t nsizes = cfg->nsizes		 ? (size_t)cfg->nsizes
+	size_t nsizes = cfg->nsizes      ? (size_t)cfg->nsizes
 			: env->opt.quick ? ARRAY_SIZE(quick)
 					 : ARRAY_SIZE(full);
 	double med[PREC_COUNT][8]; /* median TFLOP/s by precision and size, 0 when not run */
@@ -636,8 +638,7 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h,
 	memset(med, 0, sizeof(med));
 	if (bench_use(env, g, e))
 		return -1;
-	if (cfg->ws_bytes &&
-	    bench_dalloc(env, g, &ws, cfg->ws_bytes, "the cuBLASLt workspace", e))
+	if (cfg->ws_bytes && bench_dalloc(env, g, &ws, cfg->ws_bytes, "the cuBLASLt workspace", e))
 		goto out;
 	bench_plot(env->run, &family_gemm, "gemm-size", "Matrix multiply rate by size (m = n = k)",
 		   "n", "TFLOP/s", true);
@@ -805,13 +806,14 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h,
 				char key[48];
 
 				str_fmt(key, sizeof(key), "gpu%d_%s_burst", g->index, pname);
-				bench_summary(env->run, &family_gemm, key, r->burst, "TFLOP/s",
-					      "GPU %d: %s at n=%llu: %.4g TFLOP/s sustained (%d "
-					      "products back to back, %.2f s); %.4g in a burst of %d "
-					      "(%.2fx)",
-					      g->index, pname, (unsigned long long)n, r->median,
-					      r->sustained_ops, r->sustained_s, r->burst, r->burst_ops,
-					      r->median > 0 ? r->burst / r->median : 0);
+				bench_summary(
+				    env->run, &family_gemm, key, r->burst, "TFLOP/s",
+				    "GPU %d: %s at n=%llu: %.4g TFLOP/s sustained (%d "
+				    "products back to back, %.2f s); %.4g in a burst of %d "
+				    "(%.2fx)",
+				    g->index, pname, (unsigned long long)n, r->median,
+				    r->sustained_ops, r->sustained_s, r->burst, r->burst_ops,
+				    r->median > 0 ? r->burst / r->median : 0);
 			}
 			peak = peak_flops(g->cc_major, g->cc_minor, g->sm_count, g->clock_mhz,
 					  pr->prec);

@@ -67,8 +67,8 @@ GV_HD float gv_small_int(uint32_t w)
 GV_HD double gv_normal(uint64_t seed, uint64_t i)
 {
 	double u1 = ((double)gv_pattern(seed, i) + 0.5) * (1.0 / 4294967296.0);
-	double u2 = ((double)gv_pattern(seed ^ 0xA0761D6478BD642Full, i) + 0.5) *
-		    (1.0 / 4294967296.0);
+	double u2 =
+	    ((double)gv_pattern(seed ^ 0xA0761D6478BD642Full, i) + 0.5) * (1.0 / 4294967296.0);
 
 	return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
 }
