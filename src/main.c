@@ -125,6 +125,7 @@ static void print_overview(FILE *f)
 	fputs("\nglobal options:\n"
 	      "  --root DIR      read /proc, /sys, /dev and /etc under DIR (also GPUVET_ROOT)\n"
 	      "  --replay FILE   run the command on a recording made by 'gpuvet record'\n"
+	      "                  ('-': read it from standard input)\n"
 	      "  --color WHEN    auto (default), always or never; NO_COLOR is honoured\n"
 	      "  -V, --version   print the version\n"
 	      "  -h, --help      this help\n\n"
