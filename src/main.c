@@ -4,6 +4,10 @@
  * Global options come before the command name (git's habit): --root DIR reads host facts
  * from a fake tree, --replay FILE replays a recording, --color WHEN. Each command parses its
  * own options. The commands themselves live in src/cmd/, one file each.
+ *
+ * Ctrl-C and SIGTERM end every command with exit 130 (docs/exit-codes.md): main.c installs a
+ * handler that leaves at once, and a command with partial results to print (bench, watch, top)
+ * installs its own in its place.
  */
 #define _GNU_SOURCE
 #include <execinfo.h>
@@ -31,13 +35,25 @@ static int run_version(int argc, char **argv);
 static const struct cmd cmd_help = {
 	.name = "help",
 	.summary = "show help for gpuvet or one command",
-	.usage = "usage: gpuvet help [COMMAND]\n",
+	.usage = "usage: gpuvet help [COMMAND]\n"
+		 "\n"
+		 "Show gpuvet's commands and global options, or one command's usage (the same as\n"
+		 "'gpuvet COMMAND --help').\n"
+		 "\n"
+		 "options:\n"
+		 "  -h, --help   this help\n",
 	.run = run_help,
 };
 static const struct cmd cmd_version = {
 	.name = "version",
 	.summary = "print gpuvet's version",
-	.usage = "usage: gpuvet version\n",
+	.usage = "usage: gpuvet version [--json]\n"
+		 "\n"
+		 "Print gpuvet's version.\n"
+		 "\n"
+		 "options:\n"
+		 "  -j, --json   print it as JSON: {\"version\": \"X.Y.Z\"}\n"
+		 "  -h, --help   this help\n",
 	.run = run_version,
 };
 
@@ -109,36 +125,100 @@ static void print_overview(FILE *f)
 	fputs("\nglobal options:\n"
 	      "  --root DIR      read /proc, /sys, /dev and /etc under DIR (also GPUVET_ROOT)\n"
 	      "  --replay FILE   run the command on a recording made by 'gpuvet record'\n"
+	      "                  ('-': read it from standard input)\n"
 	      "  --color WHEN    auto (default), always or never; NO_COLOR is honoured\n"
 	      "  -V, --version   print the version\n"
 	      "  -h, --help      this help\n\n"
 	      "exit codes: 0 ok, 1 warnings, 2 failures, 3 gpuvet could not run, 4 usage,\n"
-	      "5 what the command needs is missing (docs/exit-codes.md)\n"
+	      "5 what the command needs is missing, 130 interrupted (docs/exit-codes.md)\n"
+	      "environment: GPUVET_ROOT, NO_COLOR and the others docs/environment.md lists\n"
 	      "run 'gpuvet <command> --help' for a command's options\n",
 	      f);
 }
 
 static int run_help(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
 	const struct cmd *c;
+	int opt;
 
-	if (argc < 2) {
+	while ((opt = cmd_getopt(&cmd_help, argc, argv, "h", opts)) != -1) {
+		switch (opt) {
+		case 'h': cmd_print_usage(&cmd_help); return EXIT_OK;
+		default: return EXIT_USAGE; /* cmd_getopt said which option */
+		}
+	}
+	if (optind >= argc) {
 		print_overview(stdout);
 		return EXIT_OK;
 	}
-	c = find_cmd(argv[1]);
+	if (argc - optind > 1)
+		return cmd_usage_error(&cmd_help, "help takes one COMMAND");
+	c = find_cmd(argv[optind]);
 	if (!c)
-		return cmd_usage_error(NULL, "unknown command '%s'", argv[1]);
+		return cmd_usage_error(NULL, "unknown command '%s'", argv[optind]);
 	cmd_print_usage(c);
 	return EXIT_OK;
 }
 
 static int run_version(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	printf("gpuvet %s\n", GPUVET_VERSION);
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	bool json = false;
+	int opt;
+
+	while (argv && (opt = cmd_getopt(&cmd_version, argc, argv, "jh", opts)) != -1) {
+		switch (opt) {
+		case 'j': json = true; break;
+		case 'h': cmd_print_usage(&cmd_version); return EXIT_OK;
+		default: return EXIT_USAGE; /* cmd_getopt said which option */
+		}
+	}
+	if (argv && optind < argc)
+		return cmd_usage_error(&cmd_version, "version takes no argument ('%s')", argv[optind]);
+	/* the version is ours (digits and dots): nothing in it needs escaping */
+	if (json)
+		printf("{\"version\": \"%s\"}\n", GPUVET_VERSION);
+	else
+		printf("gpuvet %s\n", GPUVET_VERSION);
 	return EXIT_OK;
+}
+
+/* Ctrl-C or SIGTERM while a command that has nothing partial to show is running: leave at
+ * once with the documented code. _exit is async-signal-safe and skips the exit handlers, which
+ * a thread stuck in a driver call could block; a replay lives in memory, so nothing is left
+ * behind on disk. */
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	_exit(EXIT_INTERRUPTED);
+}
+
+/* The root in force came from GPUVET_ROOT or --root: say which, so a variable set long ago and
+ * forgotten is not taken for a bad option. */
+static int report_root_error(struct err *e, bool from_env)
+{
+	struct err shown;
+
+	err_clear(&shown);
+	shown.code = e->code;
+	if (from_env) {
+		str_fmt(shown.msg, sizeof(shown.msg), "GPUVET_ROOT (set in the environment): %s",
+			e->msg);
+		err_hint(&shown, "unset GPUVET_ROOT, or point it at a folder holding /proc, /sys "
+				 "and /dev of a machine (docs/environment.md)");
+	} else {
+		str_fmt(shown.msg, sizeof(shown.msg), "--root: %s", e->msg);
+		str_copy(shown.hint, e->hint, sizeof(shown.hint));
+	}
+	return cmd_report_error(&shown);
 }
 
 /* A crash prints where it happened, so a report can say more than "segmentation fault".
@@ -172,10 +252,17 @@ int main(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	const struct cmd *c;
+	struct sigaction sa;
 	struct err e;
+	bool root_from_env = false;
 	int opt;
 
 	err_clear(&e);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_interrupt;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGSEGV, on_crash);
 	signal(SIGBUS, on_crash);
 	signal(SIGFPE, on_crash);
@@ -209,15 +296,22 @@ int main(int argc, char **argv)
 	c = find_cmd(argv[optind]);
 	if (!c)
 		return cmd_usage_error(NULL, "unknown command '%s'", argv[optind]);
-	if (!gopts.root && !gopts.replay)
-		gopts.root = getenv("GPUVET_ROOT");
+	if (!gopts.root && !gopts.replay) {
+		const char *env = getenv("GPUVET_ROOT");
+
+		/* an empty value is no root, as an unset one */
+		if (env && *env) {
+			gopts.root = env;
+			root_from_env = true;
+		}
+	}
 	if (gopts.root && gopts.replay)
 		return cmd_usage_error(NULL, "--root and --replay cannot be used together");
 	if (gopts.replay) {
 		if (replay_start(gopts.replay, &e) != 0)
 			return cmd_report_error(&e);
 	} else if (gopts.root && host_set_root(gopts.root, &e) != 0) {
-		return cmd_report_error(&e);
+		return report_root_error(&e, root_from_env);
 	}
 	/* commands parse their own options, from their own argv[0] */
 	{

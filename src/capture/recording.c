@@ -470,6 +470,30 @@ static int rec_write_locked(const char *path, const struct rec_meta *meta, struc
 	return rc;
 }
 
+/* Answers of one library: its system calls and, per device, its device calls. */
+static void count_lib(json_t *l, size_t *devices, size_t *answers)
+{
+	json_t *devs = json_object_get(l, "devices"), *d;
+	size_t i;
+
+	*answers = json_object_size(json_object_get(l, "system"));
+	*devices = json_array_size(devs);
+	json_array_foreach(devs, i, d) *answers += json_object_size(d);
+}
+
+void rec_count(struct rec_counts *c)
+{
+	memset(c, 0, sizeof(*c));
+	pthread_mutex_lock(&rec_lock);
+	if (doc) {
+		c->files = json_object_size(json_object_get(doc, "files"));
+		c->env_vars = json_object_size(json_object_get(doc, "env"));
+		count_lib(json_object_get(doc, "nvml"), &c->nvml_devices, &c->nvml_answers);
+		count_lib(json_object_get(doc, "cuda"), &c->cuda_devices, &c->cuda_answers);
+	}
+	pthread_mutex_unlock(&rec_lock);
+}
+
 /* Under the lock: after a hang, threads the watchdog abandoned may still be recording. */
 int rec_write(const char *path, const struct rec_meta *meta, struct err *e)
 {

@@ -4,10 +4,11 @@
  * from (the table in bench_report.c, the HTML page in bench_html.c). The measuring is in
  * src/bench/ (bench.h has the method); the kernels in src/kernels/.
  *
- * Order of checks, cheapest and most certain first: the command line (exit 4), the GPUs named
- * and the sizes against what the probe reports (4, also on a replayed machine), a replay (5:
- * nothing to measure), the kernels built into this binary (5), the driver's bench calls and the
- * libraries a named benchmark needs (5). Ctrl-C stops between steps: GPU memory is freed, the
+ * Order of checks, cheapest and most certain first: the command line (exit 4), the output files
+ * (--html: 3, before minutes of measuring), the GPUs named and the sizes against what the probe
+ * reports (4, also on a replayed machine), a replay (5: nothing to measure), the kernels built
+ * into this binary (5), no GPU at all (5, -i or not), the driver's bench calls and the libraries
+ * a named benchmark needs (5). Ctrl-C stops between steps: GPU memory is freed, the
  * results so far are printed and the exit code is 130.
  */
 #define _GNU_SOURCE
@@ -31,6 +32,7 @@
 #include "../gpu/probe.h"
 #include "../host/host.h"
 #include "../kernels/image.h"
+#include "../util/file.h"
 #include "../util/util.h"
 #include "bench_report.h"
 #include "cmd.h"
@@ -46,7 +48,7 @@ static const char usage[] =
 	"or all (the default). Every result is verified.\n"
 	"\n"
 	"options:\n"
-	"  -i, --gpu IDS        only these GPUs: index, UUID or PCI bus id (comma-separated)\n"
+	"  -i, --id IDS         only these GPUs: index, UUID or PCI bus id (comma-separated)\n"
 	"  --size SIZE          buffer size of memory, transfer and p2p (default 1G; K/M/G suffixes)\n"
 	"  --time-budget SEC    time per measurement (default 0.25; --quick: 0.06)\n"
 	"  --quick              fewer sizes and shorter measurements: a smoke test\n"
@@ -332,8 +334,9 @@ static int load_result(const struct bench_cli *o)
 static int parse(int argc, char **argv, struct bench_cli *o)
 {
 	static const struct option opts[] = {
-	    {"gpu", required_argument, NULL, 'i'},
 	    {"id", required_argument, NULL, 'i'},
+	    /* the older spelling, kept for scripts; --help shows -i/--id as nvidia-smi has it */
+	    {"gpu", required_argument, NULL, 'i'},
 	    {"size", required_argument, NULL, 's'},
 	    {"time-budget", required_argument, NULL, 'b'},
 	    {"quick", no_argument, NULL, 'q'},
@@ -486,13 +489,24 @@ static int run_bench(int argc, char **argv)
 		return rc;
 	}
 
+	/* the page is written after the run: a path it cannot go to fails now, not minutes later */
+	if (o.html && file_check_writable(o.html, &e) != 0) {
+		json_decref(errors);
+		free(o.argv);
+		return cmd_report_error(&e);
+	}
 	/* what the probe says: enough to check -i and --size, also on a replayed machine */
 	if (probe_run(&sys, PROBE_NVML | PROBE_STATIC | PROBE_CUDA, &e) != 0) {
 		json_decref(errors);
+		free(o.argv);
 		return cmd_report_error(&e);
 	}
 	ncand = make_cands(&sys, &cands);
-	if (select_gpus(cands, ncand, o.ids, &sel, &nsel, &e) != 0) {
+	/* no GPU at all: -i cannot match, but that is not the user's mistake; the no-GPU message
+	 * below (and its hint at doctor) says what is wrong */
+	if (ncand == 0)
+		sel = xcalloc(1, sizeof(*sel));
+	else if (select_gpus(cands, ncand, o.ids, &sel, &nsel, &e) != 0) {
 		rc = cmd_report_error(&e);
 		goto out_early;
 	}
@@ -546,15 +560,16 @@ static int run_bench(int argc, char **argv)
 	}
 	if (nsel == 0) {
 		if (!sys.cuda_lib.loaded)
-			err_set(&e, EXIT_UNAVAILABLE, "cannot load the CUDA driver library: %s",
+			err_set(&e, EXIT_UNAVAILABLE,
+				"no GPU to measure: cannot load the CUDA driver library: %s",
 				sys.cuda_lib.error);
 		else if (sys.cuda_init.v != 0) {
 			char eb[96];
 
-			err_set(&e, EXIT_UNAVAILABLE, "cuInit: %s",
+			err_set(&e, EXIT_UNAVAILABLE, "no GPU to measure: cuInit: %s",
 				field_error_text(LIB_CUDA, (int)sys.cuda_init.v, eb, sizeof(eb)));
 		} else
-			err_set(&e, EXIT_UNAVAILABLE, "no CUDA device found");
+			err_set(&e, EXIT_UNAVAILABLE, "no GPU to measure: no CUDA device found");
 		err_hint(&e, "run 'gpuvet doctor' to find out why");
 		rc = cmd_report_error(&e);
 		goto out_early;

@@ -11,9 +11,11 @@
  */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../checks/doctor.h"
@@ -23,11 +25,12 @@
 #include "../capture/recorder.h"
 #include "../capture/recording.h"
 #include "../replay/replay.h"
+#include "../util/file.h"
 #include "../util/util.h"
 #include "cmd.h"
 
 static const char usage[] =
-	"usage: gpuvet record [--scrub] [-m TEXT] FILE\n"
+	"usage: gpuvet record [--scrub] [-m TEXT] [--json] FILE\n"
 	"\n"
 	"Write a snapshot of this machine to FILE ('-' for standard output): what NVML and the\n"
 	"CUDA driver answered, and the /proc, /sys, /dev and /etc facts gpuvet read. Replay it\n"
@@ -43,6 +46,8 @@ static const char usage[] =
 	"                     and Requested-By lines, and process arguments\n"
 	"                     (docs/scenarios.md lists it all)\n"
 	"  -m, --message TEXT a description stored in the file\n"
+	"  -j, --json         print what was recorded (path, bytes, GPUs, files, answers) as\n"
+	"                     JSON on standard output, instead of the line on standard error\n"
 	"  -h, --help         this help\n";
 
 struct extra_job {
@@ -76,6 +81,38 @@ static void record_extra(void *arg)
 	probe_close(p);
 }
 
+/* `record --json`: what went into the file, from the capture itself. hang is the message of a
+ * call that hung ("" when none). */
+static void print_summary(const char *path, unsigned ngpus, bool scrub, const char *hang)
+{
+	struct rec_counts n;
+	struct stat st;
+	json_t *o;
+	char *text;
+
+	rec_count(&n);
+	/* after a hang the probe may not have got to count them: the GPUs NVML answered for */
+	if (!ngpus)
+		ngpus = (unsigned)n.nvml_devices;
+	o = json_pack("{s:s, s:i, s:b, s:I, s:I, s:{s:I, s:I}, s:{s:I, s:I}}", "path", path,
+		      "gpus", (int)ngpus, "scrubbed", scrub, "files", (json_int_t)n.files,
+		      "env_vars", (json_int_t)n.env_vars, "nvml", "devices",
+		      (json_int_t)n.nvml_devices, "answers", (json_int_t)n.nvml_answers, "cuda",
+		      "devices", (json_int_t)n.cuda_devices, "answers", (json_int_t)n.cuda_answers);
+	if (!o)
+		return;
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		json_object_set_new(o, "bytes", json_integer((json_int_t)st.st_size));
+	if (hang[0])
+		json_object_set_new(o, "hang", json_string(hang));
+	text = json_dumps(o, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	if (text)
+		puts(text);
+	free(text);
+	json_decref(o);
+	fflush(stdout);
+}
+
 /* Store the call the watchdog gave up on as a hang, under the library its name belongs to. */
 static void record_hang(const char *call, int gpu)
 {
@@ -90,6 +127,7 @@ static int run_record(int argc, char **argv)
 	static const struct option opts[] = {
 		{"scrub", no_argument, NULL, 's'},
 		{"message", required_argument, NULL, 'm'},
+		{"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -98,19 +136,28 @@ static int run_record(int argc, char **argv)
 	struct err e;
 	char hang_msg[sizeof(in.sys.hang_msg)] = "";
 	unsigned ngpus;
+	bool json = false;
 	int opt, rc;
 
 	err_clear(&e);
-	while ((opt = cmd_getopt(&cmd_record, argc, argv, "m:h", opts)) != -1) {
+	while ((opt = cmd_getopt(&cmd_record, argc, argv, "m:jh", opts)) != -1) {
 		switch (opt) {
 		case 's': meta.scrub = true; break;
 		case 'm': meta.description = optarg; break;
+		case 'j': json = true; break;
 		case 'h': cmd_print_usage(&cmd_record); return EXIT_OK;
 		default: return EXIT_USAGE; /* cmd_getopt said which option */
 		}
 	}
 	if (optind != argc - 1)
 		return cmd_usage_error(&cmd_record, "record takes one FILE");
+	if (json && strcmp(argv[optind], "-") == 0)
+		return cmd_usage_error(&cmd_record, "--json prints the summary on standard output, "
+						    "where 'record -' writes the recording: give a FILE");
+	/* the file is written last: a path it cannot go to fails before the driver is asked
+	 * (a hung driver makes that minutes) */
+	if (strcmp(argv[optind], "-") != 0 && file_check_writable(argv[optind], &e) != 0)
+		return cmd_report_error(&e);
 	if (gopts.replay)
 		fputs("gpuvet: note: recording a replay: the result repeats the replayed machine\n",
 		      stderr);
@@ -145,6 +192,8 @@ static int run_record(int argc, char **argv)
 		 * the library's exit handlers, as status does */
 		if (rc != 0)
 			cmd_report_error(&e);
+		else if (json)
+			print_summary(argv[optind], ngpus, meta.scrub, hang_msg);
 		else if (strcmp(argv[optind], "-") != 0)
 			fprintf(stderr, "gpuvet: recorded %s with the call that hung\n",
 				argv[optind]);
@@ -155,10 +204,12 @@ static int run_record(int argc, char **argv)
 		replay_finish();
 		_exit(cmd_report_error(&e));
 	}
+	if (rc == 0 && json)
+		print_summary(argv[optind], ngpus, meta.scrub, "");
 	rec_stop();
 	if (rc != 0)
 		return cmd_report_error(&e);
-	if (strcmp(argv[optind], "-") != 0)
+	if (!json && strcmp(argv[optind], "-") != 0)
 		fprintf(stderr, "gpuvet: recorded %u GPU%s to %s\n", ngpus, ngpus == 1 ? "" : "s",
 			argv[optind]);
 	return EXIT_OK;

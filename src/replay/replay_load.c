@@ -336,19 +336,80 @@ int replay_check_path(const char *p, struct err *e)
 
 /* ---- loading ---------------------------------------------------------------------------------- */
 
-/* Read a recording file: a regular file of bounded size (a FIFO or a device would block or
- * never end). */
+/* Read up to REPLAY_FILE_MAX bytes of fd to its end into *out (caller frees); -1 when it holds
+ * more, with *len the bytes read so far. A read error ends it as the end would. */
+static int read_bounded(int fd, char **out, size_t *len)
+{
+	size_t have = 0, cap = 1 << 16;
+	char *buf = xmalloc(cap + 1);
+
+	for (;;) {
+		ssize_t r;
+
+		if (have == cap) {
+			if (cap > REPLAY_FILE_MAX) {
+				*out = buf;
+				*len = have;
+				return -1;
+			}
+			cap *= 2;
+			buf = xrealloc(buf, cap + 1);
+		}
+		r = read(fd, buf + have, cap - have);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		have += (size_t)r;
+	}
+	if (have > REPLAY_FILE_MAX) {
+		*out = buf;
+		*len = have;
+		return -1;
+	}
+	*out = buf;
+	*len = have;
+	return 0;
+}
+
+/* Read a recording: "-" is standard input (what `record -` writes), anything else a regular
+ * file of bounded size (a FIFO or a device would block or never end; a folder is named as
+ * one, since a scenario folder is an easy slip for a scenario file). */
 static json_t *read_json(const char *path, struct err *e)
 {
+	bool from_stdin = strcmp(path, "-") == 0;
+	const char *shown = from_stdin ? "(standard input)" : path;
 	json_error_t je;
 	struct stat st;
 	json_t *doc;
 	char *buf;
 	size_t have = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int fd;
 
+	if (from_stdin) {
+		if (isatty(STDIN_FILENO)) {
+			err_set(e, EXIT_USAGE, "--replay - reads a recording from standard input, "
+					       "which is a terminal");
+			err_hint(e, "pipe one in: gpuvet record - | gpuvet --replay - doctor");
+			return NULL;
+		}
+		if (read_bounded(STDIN_FILENO, &buf, &have) != 0) {
+			free(buf);
+			err_set(e, EXIT_ERROR, "recording on standard input is larger than %u MiB",
+				REPLAY_FILE_MAX >> 20);
+			return NULL;
+		}
+		goto parse;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		err_set(e, EXIT_ERROR, "cannot read recording '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		err_set(e, EXIT_ERROR, "'%s' is a folder, not a recording", path);
+		err_hint(e, "give the .json file 'gpuvet record' wrote, or '-' for standard input");
 		return NULL;
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -373,20 +434,22 @@ static json_t *read_json(const char *path, struct err *e)
 		have += (size_t)r;
 	}
 	close(fd);
+parse:
 	doc = json_loadb(buf, have, JSON_REJECT_DUPLICATES, &je);
 	free(buf);
 	if (!doc)
-		err_set(e, EXIT_ERROR, "recording '%s' is not valid JSON: line %d: %s", path, je.line,
-			je.text);
+		err_set(e, EXIT_ERROR, "recording '%s' is not valid JSON: line %d: %s", shown,
+			je.line, je.text);
 	return doc;
 }
 
 static json_t *load_file(const char *path, int depth, struct err *e)
 {
+	const char *shown = strcmp(path, "-") == 0 ? "(standard input)" : path;
 	json_t *doc, *derive;
 
 	if (depth > DERIVE_DEPTH_MAX) {
-		err_set(e, EXIT_ERROR, "recording '%s': derive chain deeper than %d", path,
+		err_set(e, EXIT_ERROR, "recording '%s': derive chain deeper than %d", shown,
 			DERIVE_DEPTH_MAX);
 		return NULL;
 	}
@@ -395,7 +458,7 @@ static json_t *load_file(const char *path, int depth, struct err *e)
 		return NULL;
 	if (!json_is_object(doc)) {
 		json_decref(doc);
-		err_set(e, EXIT_ERROR, "recording '%s' is not a JSON object", path);
+		err_set(e, EXIT_ERROR, "recording '%s' is not a JSON object", shown);
 		return NULL;
 	}
 	if (check_nesting(doc, 0, e) != 0) {
@@ -410,7 +473,7 @@ static json_t *load_file(const char *path, int depth, struct err *e)
 
 		if (!json_is_string(derive)) {
 			json_decref(doc);
-			err_set(e, EXIT_ERROR, "recording '%s': \"derive\" must name a file", path);
+			err_set(e, EXIT_ERROR, "recording '%s': \"derive\" must name a file", shown);
 			return NULL;
 		}
 		str_copy(dir, path, sizeof(dir));
@@ -434,7 +497,7 @@ static json_t *load_file(const char *path, int depth, struct err *e)
 			json_decref(doc);
 			json_decref(base);
 			err_set(e, EXIT_ERROR, "recording '%s': \"replicate_gpus\" must be 1 to %d",
-				path, REPLAY_GPUS_MAX);
+				shown, REPLAY_GPUS_MAX);
 			return NULL;
 		}
 		if (rep)
@@ -451,13 +514,13 @@ static json_t *load_file(const char *path, int depth, struct err *e)
 	if (!json_is_integer(json_object_get(doc, "gpuvet_recording"))) {
 		json_decref(doc);
 		err_set(e, EXIT_ERROR, "'%s' is not a gpuvet recording (no \"gpuvet_recording\")",
-			path);
+			shown);
 		return NULL;
 	}
 	if (json_integer_value(json_object_get(doc, "gpuvet_recording")) > RECORDING_FORMAT) {
 		json_decref(doc);
 		err_set(e, EXIT_ERROR, "recording '%s' has a newer format than this gpuvet reads",
-			path);
+			shown);
 		return NULL;
 	}
 	return doc;

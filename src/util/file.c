@@ -144,3 +144,23 @@ fail:
 	free(tmp);
 	return err_set(e, EXIT_ERROR, "cannot write '%s': %s", path, strerror(saved));
 }
+
+int file_check_writable(const char *path, struct err *e)
+{
+	struct stat st;
+	char *tmp;
+	int fd, rc = write_in_place(path, "", 0, e);
+
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	/* rename cannot put a file over a folder: say so now rather than after the work */
+	if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return err_set(e, EXIT_ERROR, "cannot write '%s': %s", path, strerror(EISDIR));
+	fd = create_temp(path, 0600, &tmp);
+	if (fd < 0)
+		return err_set(e, EXIT_ERROR, "cannot write '%s': %s", path, strerror(errno));
+	close(fd);
+	unlink(tmp);
+	free(tmp);
+	return 0;
+}

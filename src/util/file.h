@@ -26,4 +26,12 @@
  */
 int file_replace(const char *path, const void *data, size_t len, mode_t mode, struct err *e);
 
+/*
+ * Whether file_replace(path, ...) could write there now, checked before long work so an
+ * unwritable path fails at once: a device is opened for writing (nothing written), otherwise
+ * a temporary file is created in path's folder and removed. Changes nothing at path. Returns
+ * 0, or -1 with e set as file_replace would ("cannot write 'PATH': reason", EXIT_ERROR).
+ */
+int file_check_writable(const char *path, struct err *e);
+
 #endif

@@ -6,6 +6,8 @@ REC="$TOP/tests/bench/h200x2-skeleton.json"
 expect_exit "bench --help" 0 "$GPUVET" bench --help
 expect_grep "bench usage" '^usage: gpuvet bench' "$TMP/out"
 expect_grep "bench usage names the exit codes" '130 interrupted' "$TMP/out"
+expect_grep "bench usage: -i, --id as nvidia-smi" '^  -i, --id IDS ' "$TMP/out"
+expect_no_grep "bench usage: --gpu is no longer shown" '--gpu' "$TMP/out"
 expect_exit "help bench" 0 "$GPUVET" help bench
 expect_exit "bench --list" 0 "$GPUVET" bench --list
 cp "$TMP/out" "$TMP/list"
@@ -48,6 +50,17 @@ expect_no_grep "replay: the bus id is accepted" "no GPU matches" "$TMP/err"
 expect_exit "replay: launch has no buffers, so any --size fits" 5 "$GPUVET" --replay "$REC" bench --size 100G launch
 expect_exit "replay: all" 5 "$GPUVET" --replay "$REC" bench
 expect_no_grep "replay: nothing printed on stdout" "." "$TMP/out"
+
+# a machine without a GPU: -i cannot match, and that is not the user's mistake: the message
+# says there is no GPU and points at doctor, not at status (issue 10, bug 8: the old binary said
+# "no GPU matches '0'" with exit 4 and a hint at status)
+for how in "-i 0" "--id 0" ""; do
+	expect_exit "no GPU: bench $how exits 5" 5 env GPUVET_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 \
+		GPUVET_CUDA_LIBRARY=/nonexistent/libcuda.so.1 "$GPUVET" bench $how memory
+	expect_grep "no GPU: bench $how says there is no GPU" '^gpuvet: error: no GPU to measure' "$TMP/err"
+	expect_grep "no GPU: bench $how points at doctor" "hint: run 'gpuvet doctor'" "$TMP/err"
+	expect_no_grep "no GPU: bench $how does not point at status" 'status' "$TMP/err"
+done
 
 # every benchmark --list names is taken on the command line (past the names, to "needs a real
 # GPU") and has its row in docs/bench.md

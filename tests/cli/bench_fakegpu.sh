@@ -120,14 +120,50 @@ FAKEGPU_MEM_MIB=62 expect_exit "fake: out of GPU memory mid-run" 5 \
 expect_grep "fake: the allocation is named" "cannot allocate 31 MiB of GPU memory on GPU 1 for the transfer buffers: CUDA_ERROR_OUT_OF_MEMORY" "$TMP/err"
 expect_jq "fake: results before it kept" '[.results[] | select(.bench == "launch")] | length == 3' "$TMP/out"
 
+# an output that cannot be written fails before anything is measured (issue 10, bug 7: the old
+# binary measured the whole run first): exit 3 at once, naming the path, nothing on stdout
+for bad in "$TMP/no/such/folder/r.html" "$TMP"; do
+	start=$(date +%s)
+	expect_exit "fake: --html $bad unwritable: exit 3" 3 "$GPUVET" bench all --size 4M --time-budget 0.3 --html "$bad"
+	took=$(($(date +%s) - start))
+	if [ "$took" -le 1 ]; then pass "fake: --html $bad fails before measuring (${took} s)"; else
+		fail "fake: --html $bad fails before measuring" "took $took s"; fi
+	expect_grep "fake: --html $bad: the path is named" "cannot write '$bad'" "$TMP/err"
+	expect_no_grep "fake: --html $bad: nothing measured" "." "$TMP/out"
+done
+mkdir "$TMP/ro" && chmod 555 "$TMP/ro"
+if touch "$TMP/ro/probe" 2>/dev/null; then
+	rm -f "$TMP/ro/probe"
+	skip "fake: --html into a read-only folder: this user writes anywhere (root)"
+else
+	expect_exit "fake: --html into a read-only folder: exit 3" 3 "$GPUVET" bench memory $B --html "$TMP/ro/r.html"
+	expect_grep "fake: read-only folder: the reason" "cannot write '$TMP/ro/r.html': Permission denied" "$TMP/err"
+fi
+if [ -z "$(ls -A "$TMP/ro")" ]; then pass "fake: the check leaves nothing behind"; else
+	fail "fake: the check leaves nothing behind" "$(ls -A "$TMP/ro")"; fi
+chmod 755 "$TMP/ro"
+# the check changes nothing at a writable path: the page is still written after the run
+expect_exit "fake: --html to a writable path" 0 "$GPUVET" bench launch $B --html "$TMP/ok.html"
+expect_grep "fake: the page is written" '<title>gpuvet bench</title>' "$TMP/ok.html"
+if [ "$(ls -A "$TMP" | grep -c '^\.ok\.html\.')" -eq 0 ]; then pass "fake: no temporary file left"; else
+	fail "fake: no temporary file left"; fi
+
+# GPU selection as nvidia-smi spells it: -i and --id; --gpu stays as a hidden alias
+expect_exit "fake: bench --id 1" 0 "$GPUVET" bench launch --id 1 $B --json
+expect_jq "fake: --id 1 measures GPU 1 only" '[.results[].gpu] | unique == [1]' "$TMP/out"
+expect_exit "fake: bench --gpu 0 (older spelling)" 0 "$GPUVET" bench launch --gpu 0 $B --json
+expect_jq "fake: --gpu 0 measures GPU 0 only" '[.results[].gpu] | unique == [0]' "$TMP/out"
+
 # Ctrl-C: partial results, exit 130
-"$GPUVET" bench all --size 4M --time-budget 0.3 --json >"$TMP/int.json" 2>"$TMP/int.err" &
-pid=$!
-sleep 1.5
-kill -INT "$pid"
-wait "$pid"
-rc=$?
-if [ "$rc" -eq 130 ]; then pass "fake: Ctrl-C exits 130"; else fail "fake: Ctrl-C exits 130" "exit $rc"; fi
-expect_jq "fake: Ctrl-C keeps the results so far" '.interrupted == true and (.results | length) > 0 and .exit_code == 130' "$TMP/int.json"
-expect_grep "fake: Ctrl-C says so" 'interrupted: partial results shown, GPU memory freed' "$TMP/int.err"
+for sig in INT TERM; do
+	"$GPUVET" bench all --size 4M --time-budget 0.3 --json >"$TMP/int.json" 2>"$TMP/int.err" &
+	pid=$!
+	sleep 1.5
+	kill -$sig "$pid"
+	wait "$pid"
+	rc=$?
+	if [ "$rc" -eq 130 ]; then pass "fake: SIG$sig exits 130"; else fail "fake: SIG$sig exits 130" "exit $rc"; fi
+	expect_jq "fake: SIG$sig keeps the results so far" '.interrupted == true and (.results | length) > 0 and .exit_code == 130' "$TMP/int.json"
+	expect_grep "fake: SIG$sig says so" 'interrupted: partial results shown, GPU memory freed' "$TMP/int.err"
+done
 done_testing

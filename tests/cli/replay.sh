@@ -29,6 +29,33 @@ expect_exit "record to stdout" 0 "$GPUVET" --replay "$BASE" record -
 expect_jq "stdout recording is a recording" '.gpuvet_recording == 1' "$TMP/out"
 expect_exit "scrubbed recording" 0 "$GPUVET" --replay "$BASE" record --scrub "$TMP/scrub.json"
 expect_no_grep "scrub removes serials" '165412' "$TMP/scrub.json"
+# record --json: what went into the file, on stdout (issue 10: the old binary had no --json)
+expect_exit "record --json" 0 "$GPUVET" --replay "$BASE" record --json "$TMP/j.json"
+expect_jq "record --json: the summary" ".path == \"$TMP/j.json\""' and .gpus == 2 and .files > 100 and .nvml.devices == 2 and .nvml.answers > 100 and .cuda.devices == 2' "$TMP/out"
+bytes=$(wc -c <"$TMP/j.json" | tr -d ' ')
+expect_jq "record --json: the bytes written" ".bytes == $bytes" "$TMP/out"
+expect_no_grep "record --json: no text line on stderr" "recorded 2 GPUs" "$TMP/err"
+expect_exit "record --json - is a usage error" 4 "$GPUVET" --replay "$BASE" record --json -
+# an unwritable FILE fails before the driver is asked: on a hung driver, at once, not after
+# the 20 s watchdog (the old binary found out only when writing)
+start=$(date +%s)
+expect_exit "record: unwritable FILE on a hung driver: exit 3" 3 "$GPUVET" --replay "$SCEN/faults/driver-hang.json" record "$TMP/no/such/x.json"
+took=$(($(date +%s) - start))
+if [ "$took" -le 3 ]; then pass "record: unwritable FILE fails before recording (${took} s)"; else
+	fail "record: unwritable FILE fails before recording" "took $took s"; fi
+
+# --replay - reads the recording from standard input, as record - writes it (issue 10, bug 8)
+"$GPUVET" --replay "$BASE" record - 2>/dev/null | "$GPUVET" --replay - status --json >"$TMP/out" 2>"$TMP/err"
+expect_jq "record - | --replay - status" '.gpus | length == 2' "$TMP/out"
+expect_exit "--replay - < file: doctor" 0 sh -c '"$1" --replay - doctor <"$2"' sh "$GPUVET" "$BASE"
+printf '[1]' | "$GPUVET" --replay - status >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ "$rc" -eq 3 ]; then pass "--replay - with bad input: exit 3"; else fail "--replay - with bad input: exit 3" "exit $rc"; fi
+expect_grep "--replay - with bad input: named as standard input" "recording '\(standard input\)' is not a JSON object" "$TMP/err"
+# a folder is named as one, not as bad JSON or "not a regular file"
+expect_exit "--replay FOLDER: exit 3" 3 "$GPUVET" --replay "$SCEN" status
+expect_grep "--replay FOLDER: says it is a folder" "'$SCEN' is a folder, not a recording" "$TMP/err"
+
 expect_exit "record needs one file" 4 "$GPUVET" record
 expect_exit "record to an unwritable place" 3 "$GPUVET" --replay "$BASE" record /nonexistent/dir/x.json
 expect_grep "unwritable message" "cannot write '/nonexistent/dir/x.json'" "$TMP/err"
