@@ -491,12 +491,12 @@ void collector_close(struct collector *c)
 		if (watchdog_run(close_fn, c, 3000, &e) != 0)
 			return;
 	}
+	for (gi = 0; c->slots && gi < c->sys.ngpus; gi++)
+		free(c->slots[gi].procs);
 	gpu_system_free(&c->sys);
 	free(c->gpm);
 	free(c->gpm_sup);
 	free(c->selected);
-	for (gi = 0; c->slots && gi < c->sys.ngpus; gi++)
-		free(c->slots[gi].procs);
 	free(c->slots);
 	free(c->dead);
 	mon_snapshot_free(&c->shared);
