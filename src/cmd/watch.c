@@ -30,39 +30,50 @@
 #define MAX_COLS 64
 
 static const char usage[] =
-	"usage: gpuvet watch [-i SEC] [-c N] [-f FIELDS] [-g IDS] [--csv | --json]\n"
-	"                    [--processes] [--time] [--no-header] [--self-cost]\n"
+	"usage: gpuvet watch [-d SEC] [-c N] [-s GROUPS] [-f FIELDS] [-i IDS] [-o D|T|DT]\n"
+	"                    [--csv | --json] [--processes] [--time] [--no-header] [--self-cost]\n"
 	"\n"
 	"A line per GPU per interval, like 'nvidia-smi dmon', for any number of GPUs. Values that\n"
 	"a GPU does not support print '-' (absent in JSON). Rates (PCIe, NVLink, energy) come from\n"
-	"counters and appear from the second interval on.\n"
+	"counters and appear from the second interval on. A GPU that stops answering says so in\n"
+	"its row on time; the others go on.\n"
 	"\n"
 	"options:\n"
-	"  -i, --interval SEC  seconds between lines (default 1; fractions allowed, min 0.001)\n"
+	"  -d, --delay SEC     seconds between lines (default 1; fractions allowed, min 0.001);\n"
+	"                      --interval is the same\n"
 	"  -c, --count N       stop after N intervals (default: until interrupted)\n"
-	"  -f, --fields LIST   columns, comma-separated: dmon's names (gpu pwr gtemp mtemp sm\n"
-	"                      mem fb mclk pclk rxpci txpci), gpuvet's (smact smocc tensor dram\n"
-	"                      nvrx nvtx epwr tmarg pviol tviol procs reasons state) or any field\n"
-	"                      of 'gpuvet status --help-query'\n"
-	"  -g, --id IDS        only these GPUs: index, UUID or PCI bus id (comma-separated)\n"
+	"  -s, --select GROUPS dmon's metric groups, in dmon's column order (default puc):\n"
+	"                      p power and temperatures, u utilisation (sm mem enc dec jpg ofa),\n"
+	"                      c clocks, v power and thermal violations, m FB and BAR1 memory,\n"
+	"                      e ECC errors and PCIe replays, t PCIe rx and tx\n"
+	"  -f, --fields LIST   columns, comma-separated (after the groups' with -s): dmon's names\n"
+	"                      (gpu pwr gtemp mtemp sm mem enc dec jpg ofa mclk pclk pviol tviol\n"
+	"                      fb bar1 sbecc dbecc pci rxpci txpci), gpuvet's (smact smocc tensor\n"
+	"                      dram nvrx nvtx epwr tmarg procs reasons state) or any field of\n"
+	"                      'gpuvet status --help-query'\n"
+	"  -i, --id IDS        only these GPUs: index, UUID or PCI bus id (comma-separated)\n"
+	"  -o, --options D|T|DT  the date (YYYYMMDD) and/or the time (HH:MM:SS) in front of text\n"
+	"                      lines, as dmon\n"
 	"      --csv           comma-separated values with a header line\n"
 	"      --json          one JSON object per line (kind \"gpu\" or \"process\")\n"
 	"      --processes     also the GPU processes: PID, type, SM %, GPU memory, the CPU %\n"
 	"                      of the whole process tree, command (with --csv: processes only)\n"
-	"  -t, --time          add the time to text lines\n"
+	"  -t, --time          the same as -o T\n"
 	"      --no-header     no header lines\n"
 	"      --self-cost     at the end, print the collector's own CPU time to stderr\n"
 	"      --help-fields   list the column names\n"
-	"  -h, --help          this help\n";
+	"  -h, --help          this help\n"
+	"\n"
+	"Ctrl-C or SIGTERM ends it with exit status 130; a reader that goes away, with 141.\n";
 
 enum out_fmt { OUT_TEXT, OUT_CSV, OUT_JSON };
 
 struct watch_opts {
 	double interval;
 	long count;
-	const char *fields, *ids;
+	const char *fields, *ids, *groups;
 	enum out_fmt fmt;
-	bool procs, time, no_header, self_cost;
+	bool procs, date, time, no_header, self_cost;
 };
 
 static volatile sig_atomic_t interrupted;
@@ -86,11 +97,12 @@ static int help_fields(void)
 	return EXIT_OK;
 }
 
+/* The columns of list, after the *n already in cols (a column named twice is shown once). */
 static int parse_fields(const char *list, struct column *cols, size_t *n)
 {
 	char *copy = xstrdup(list), *tok, *save = NULL;
+	size_t i;
 
-	*n = 0;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		str_trim(tok);
 		if (!*tok)
@@ -105,7 +117,10 @@ static int parse_fields(const char *list, struct column *cols, size_t *n)
 			free(copy);
 			return EXIT_USAGE;
 		}
-		(*n)++;
+		for (i = 0; i < *n && strcmp(cols[i].key, cols[*n].key) != 0; i++)
+			;
+		if (i == *n)
+			(*n)++;
 	}
 	free(copy);
 	if (!*n)
@@ -137,14 +152,19 @@ static void header(const struct watch_opts *o, const struct column *cols, size_t
 		putchar('\n');
 		return;
 	}
+	/* dmon's -o DT headers; the '#' stands where a row has its first space */
 	fputs("#", stdout);
+	if (o->date)
+		printf("%-8s ", "Date");
 	if (o->time)
-		printf("%-9s", " time");
+		printf("%-8s ", "Time");
 	for (i = 0; i < n; i++)
 		printf("%s%*s", i ? " " : "", cols[i].width, cols[i].name);
 	fputs("\n#", stdout);
+	if (o->date)
+		printf("%-8s ", "YYYYMMDD");
 	if (o->time)
-		printf("%-9s", " hh:mm:ss");
+		printf("%-8s ", "HH:MM:SS");
 	for (i = 0; i < n; i++)
 		printf("%s%*s", i ? " " : "", cols[i].width, cols[i].unit);
 	putchar('\n');
@@ -173,15 +193,20 @@ static void print_gpu_text(const struct watch_opts *o, const struct mon_snapshot
 	double num;
 	bool isnum;
 
-	if (o->time) {
+	putchar(' ');
+	if (o->date || o->time) {
 		time_t now = (time_t)s->wall;
 		struct tm tm;
 
 		localtime_r(&now, &tm);
-		strftime(t, sizeof(t), "%H:%M:%S", &tm);
-		printf(" %-8s", t);
-	} else {
-		putchar(' ');
+		if (o->date) {
+			strftime(t, sizeof(t), "%Y%m%d", &tm);
+			printf("%-8s ", t);
+		}
+		if (o->time) {
+			strftime(t, sizeof(t), "%H:%M:%S", &tm);
+			printf("%-8s ", t);
+		}
 	}
 	for (i = 0; i < n; i++) {
 		if ((mg->lost || mg->hung) && cols[i].kind != COL_INDEX) {
@@ -189,7 +214,7 @@ static void print_gpu_text(const struct watch_opts *o, const struct mon_snapshot
 			break;
 		}
 		column_value(&cols[i], s, mg, v, sizeof(v), &num, &isnum);
-		printf("%s%*s", i ? " " : "", cols[i].width - (i ? 0 : 1), v);
+		printf("%s%*s", i ? " " : "", cols[i].width, v);
 	}
 	putchar('\n');
 }
@@ -462,6 +487,28 @@ static double process_cpu_s(void)
 	       ru.ru_stime.tv_usec / 1e6;
 }
 
+/* Wait for a snapshot newer than *seq, in short slices so that Ctrl-C ends even a long
+ * interval at once: -1 when interrupted; 0 with *seq the newer one, or 0 when none came within
+ * 30 s past the interval (the loop reports it). */
+static int wait_tick(struct collector *c, uint64_t *seq, double interval)
+{
+	int64_t give_up = now_ns() + (int64_t)((interval + 30.0) * 1e9);
+
+	while (!interrupted) {
+		uint64_t next = collector_wait(c, *seq, 100);
+
+		if (next != *seq) {
+			*seq = next;
+			return 0;
+		}
+		if (now_ns() >= give_up) {
+			*seq = 0;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 static int run_loop(const struct watch_opts *o, struct column *cols, size_t ncols, bool user_fields)
 {
 	struct mon_opts mo;
@@ -496,7 +543,8 @@ static int run_loop(const struct watch_opts *o, struct column *cols, size_t ncol
 	mo.slow_ns = need_slow ? (mo.fast_ns > 1000000000LL ? mo.fast_ns : 1000000000LL) : -1;
 	if (collector_open(&c, &mo, &e) != 0)
 		return cmd_report_error(&e);
-	seq = collector_wait(c, 0, 30000);
+	if (wait_tick(c, &seq, 0) != 0)
+		goto out;
 	collector_copy(c, &s);
 	if (s.ngpus == 0) {
 		printf("no NVIDIA GPU found by NVML (driver %s)\n",
@@ -560,13 +608,8 @@ static int run_loop(const struct watch_opts *o, struct column *cols, size_t ncol
 		}
 		if (++printed >= o->count && o->count > 0)
 			break;
-		{
-			uint64_t next = collector_wait(c, seq, (int)(o->interval * 1000) + 30000);
-
-			if (next == seq)
-				continue; /* interrupted or timed out: the loop checks */
-			seq = next;
-		}
+		if (wait_tick(c, &seq, o->interval) != 0)
+			break; /* interrupted; or seq 0 says the collector went quiet */
 		collector_copy(c, &s);
 	}
 	if (o->self_cost)
@@ -576,16 +619,48 @@ out:
 	fflush(stdout);
 	mon_snapshot_free(&s);
 	collector_close(c);
-	return interrupted ? EXIT_OK : rc;
+	return interrupted ? EXIT_INTERRUPTED : rc;
+}
+
+static int parse_interval(const char *arg, double *out)
+{
+	char *end = NULL;
+
+	*out = strtod(arg, &end);
+	if (!end || end == arg || *end || !(*out >= 0.001) || *out > 86400)
+		return cmd_usage_error(&cmd_watch, "--delay takes seconds from 0.001 to 86400, not '%s'",
+				       arg);
+	return 0;
+}
+
+/* dmon's -o: D the date, T the time, in either order */
+static int parse_options(const char *arg, struct watch_opts *o)
+{
+	const char *p;
+
+	for (p = arg; *p; p++) {
+		if (*p == 'D' || *p == 'd')
+			o->date = true;
+		else if (*p == 'T' || *p == 't')
+			o->time = true;
+		else
+			break;
+	}
+	if (!*arg || *p)
+		return cmd_usage_error(&cmd_watch, "-o takes D, T or DT, not '%s'", arg);
+	return 0;
 }
 
 static int run_watch(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"interval", required_argument, NULL, 'i'},
+		{"delay", required_argument, NULL, 'd'},
+		{"interval", required_argument, NULL, 'd'},
 		{"count", required_argument, NULL, 'c'},
+		{"select", required_argument, NULL, 's'},
 		{"fields", required_argument, NULL, 'f'},
-		{"id", required_argument, NULL, 'g'},
+		{"id", required_argument, NULL, 'i'},
+		{"options", required_argument, NULL, 'o'},
 		{"csv", no_argument, NULL, 'C'},
 		{"json", no_argument, NULL, 'J'},
 		{"processes", no_argument, NULL, 'p'},
@@ -600,23 +675,18 @@ static int run_watch(int argc, char **argv)
 	struct column cols[MAX_COLS];
 	size_t ncols = 0;
 	struct err e;
-	int opt, rc;
+	int opt, rc, bad;
 
 	memset(&o, 0, sizeof(o));
 	err_clear(&e);
 	o.interval = 1.0;
-	while ((opt = cmd_getopt(&cmd_watch, argc, argv, "i:c:f:g:pth", opts)) != -1) {
+	/* -g: the GPU before -i took dmon's meaning; kept, no longer shown */
+	while ((opt = cmd_getopt(&cmd_watch, argc, argv, "d:c:s:f:i:g:o:pth", opts)) != -1) {
 		switch (opt) {
-		case 'i': {
-			char *end = NULL;
-
-			o.interval = strtod(optarg, &end);
-			if (!end || *end || !(o.interval >= 0.001) || o.interval > 86400)
-				return cmd_usage_error(&cmd_watch,
-						       "--interval takes seconds from 0.001 to 86400, not '%s'",
-						       optarg);
+		case 'd':
+			if ((rc = parse_interval(optarg, &o.interval)) != 0)
+				return rc;
 			break;
-		}
 		case 'c': {
 			int64_t v;
 
@@ -626,12 +696,18 @@ static int run_watch(int argc, char **argv)
 			o.count = (long)v;
 			break;
 		}
+		case 's': o.groups = optarg; break;
 		case 'f': o.fields = optarg; break;
+		case 'i':
 		case 'g':
 			/* a malformed list is a usage error before NVML is asked */
 			if (select_parse(optarg, NULL, &e) != 0)
 				return cmd_report_error(&e);
 			o.ids = optarg;
+			break;
+		case 'o':
+			if ((rc = parse_options(optarg, &o)) != 0)
+				return rc;
 			break;
 		case 'C': o.fmt = OUT_CSV; break;
 		case 'J': o.fmt = OUT_JSON; break;
@@ -646,12 +722,17 @@ static int run_watch(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cmd_usage_error(&cmd_watch, "unexpected argument '%s'", argv[optind]);
+	if (o.groups && (bad = column_groups(o.groups, cols, MAX_COLS, &ncols)) != 0)
+		return cmd_usage_error(&cmd_watch,
+				       "-s takes dmon's metric groups (p u c v m e t), not '%c'", bad);
+	if (o.groups && !o.groups[0])
+		return cmd_usage_error(&cmd_watch, "-s needs at least one group (p u c v m e t)");
 	if (o.fields && (rc = parse_fields(o.fields, cols, &ncols)) != 0)
 		return rc;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
-	return run_loop(&o, cols, ncols, o.fields != NULL);
+	return run_loop(&o, cols, ncols, o.fields != NULL || o.groups != NULL);
 }
 
 const struct cmd cmd_watch = {

@@ -1,11 +1,14 @@
 /*
  * collector.c: the live collector (see collector.h).
  *
- * Each tier is a supervisor thread that runs the tier's loop under watchdog_run. The loop
- * names every vendor call (probe.c does) and its idle waits, so the watchdog only fires on a
- * call that does not return. Then the supervisor marks the GPU being read, abandons the job
- * (the stuck thread may wake one day: it finds the job abandoned and stops without touching
- * anything shared) and starts a new job that skips that GPU. Jobs own their working copies;
+ * Each tier, and each GPU's fast worker, is a supervisor thread that runs its loop under
+ * watchdog_run. The loop names every vendor call (probe.c does) and its idle waits, so the
+ * watchdog only fires on a call that does not return. Then the supervisor marks the GPU being
+ * read as hung for good, abandons the job (the stuck thread may wake one day: it finds the job
+ * abandoned and stops without touching anything shared) and, for a tier, starts a new job that
+ * skips that GPU; a GPU's worker is not restarted. The watchdog's limit (20 s) is far longer
+ * than a tick: the fast tier's ticker shows a GPU as not answering long before that
+ * (collector_fast.c), and the other GPUs' workers go on meanwhile. Jobs own their working copies;
  * only publish() touches the shared snapshot, under the lock, and front ends copy it under
  * the same lock.
  *
@@ -112,17 +115,20 @@ bool job_sleep(struct tier_job *j, int64_t until)
 
 /* ---- jobs and supervisors ---------------------------------------------------------------- */
 
-static struct tier_job *job_new(struct collector *c, int kind)
+static struct tier_job *job_new(struct collector *c, int kind, unsigned gpu)
 {
 	struct tier_job *j = xcalloc(1, sizeof(*j));
 	unsigned n = c->sys.ngpus ? c->sys.ngpus : 1, gi;
 
 	j->c = c;
 	j->kind = kind;
+	j->gpu = gpu;
 	atomic_init(&j->cur_gpu, -1);
 	atomic_init(&j->abandoned, false);
 	j->skip = xcalloc(n, sizeof(*j->skip));
 	j->just_lost = xcalloc(n, sizeof(*j->just_lost));
+	j->late_ns = xcalloc(n, sizeof(*j->late_ns));
+	j->gathered = xcalloc(n, sizeof(*j->gathered));
 	j->work = xcalloc(n, sizeof(*j->work));
 	j->unsup = xcalloc(n, sizeof(*j->unsup));
 	j->last_seen_us = xcalloc(n, sizeof(*j->last_seen_us));
@@ -152,7 +158,7 @@ static struct tier_job *job_new(struct collector *c, int kind)
 		j->unsup[gi] = mg->fast_unsupported;
 		j->proc_util[gi] = mg->proc_util;
 		/* a GPU without a handle cannot be read at all */
-		j->skip[gi] = !mg->selected || mg->lost || mg->hung ||
+		j->skip[gi] = !mg->selected || mg->lost || c->dead[gi] ||
 			      (c->sys.gpus[gi].st.name.st == VAL_ERR &&
 			       c->sys.gpus[gi].st.name.call &&
 			       strcmp(c->sys.gpus[gi].st.name.call, "nvmlDeviceGetHandleByIndex") == 0);
@@ -172,6 +178,8 @@ static void job_free(struct tier_job *j)
 		free(j->work[gi].s.procs);
 	free(j->skip);
 	free(j->just_lost);
+	free(j->late_ns);
+	free(j->gathered);
 	free(j->work);
 	free(j->unsup);
 	free(j->last_seen_us);
@@ -195,23 +203,28 @@ static void job_free(struct tier_job *j)
 struct supervisor_arg {
 	struct collector *c;
 	int kind;
+	unsigned gpu; /* TIER_GPU */
 };
+
+static void (*const loops[])(void *) = {[TIER_FAST] = fast_loop, [TIER_SLOW] = slow_loop,
+					 [TIER_GPU] = gpu_loop};
 
 static void *supervisor(void *arg)
 {
 	struct supervisor_arg *sa = arg;
 	struct collector *c = sa->c;
 	int kind = sa->kind;
+	unsigned gpu = sa->gpu;
 
 	free(sa);
 	for (;;) {
-		struct tier_job *j = job_new(c, kind);
+		struct tier_job *j = job_new(c, kind, gpu);
 		struct err e;
 		int rc, gi;
 		bool stop;
 
 		err_clear(&e);
-		rc = watchdog_run(kind == TIER_FAST ? fast_loop : slow_loop, j, c->timeout_ms, &e);
+		rc = watchdog_run(loops[kind], j, c->timeout_ms, &e);
 		pthread_mutex_lock(&c->lock);
 		if (rc == 0) {
 			pthread_mutex_unlock(&c->lock);
@@ -225,12 +238,18 @@ static void *supervisor(void *arg)
 		if (gi >= 0 && (unsigned)gi < c->shared.ngpus) {
 			struct mon_gpu *mg = &c->shared.gpus[gi];
 
+			/* shown from the next tick on: publishing here would print a tick twice */
 			mg->hung = true;
 			mg->problem[0] = '\0';
 			str_fmt(mg->problem, sizeof(mg->problem), "not answering: %s", e.msg);
 			mg->problem_ns = now_ns();
-			c->shared.seq++;
+			c->dead[gi] = true;
+			c->slots[gi].active = false;
 			pthread_cond_broadcast(&c->cond);
+			if (kind == TIER_GPU) {
+				pthread_mutex_unlock(&c->lock);
+				break;
+			}
 		} else {
 			c->shared.stalled = true;
 			str_copy(c->shared.stall_msg, e.msg, sizeof(c->shared.stall_msg));
@@ -251,7 +270,7 @@ static void *supervisor(void *arg)
 	return NULL;
 }
 
-static int start_tier(struct collector *c, int kind)
+static int start_tier(struct collector *c, int kind, unsigned gpu)
 {
 	struct supervisor_arg *sa = xcalloc(1, sizeof(*sa));
 	pthread_attr_t attr;
@@ -260,6 +279,7 @@ static int start_tier(struct collector *c, int kind)
 
 	sa->c = c;
 	sa->kind = kind;
+	sa->gpu = gpu;
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_mutex_lock(&c->lock);
@@ -370,6 +390,8 @@ int collector_open(struct collector **out, const struct mon_opts *o, struct err 
 	/* the shared snapshot starts with the static facts */
 	c->shared.ngpus = c->sys.ngpus;
 	c->shared.gpus = xcalloc(c->sys.ngpus ? c->sys.ngpus : 1, sizeof(*c->shared.gpus));
+	c->slots = xcalloc(c->sys.ngpus ? c->sys.ngpus : 1, sizeof(*c->slots));
+	c->dead = xcalloc(c->sys.ngpus ? c->sys.ngpus : 1, sizeof(*c->dead));
 	c->shared.pidns = c->pidns;
 	c->shared.fast_ns = c->o.fast_ns;
 	c->shared.slow_ns = c->o.slow_ns;
@@ -405,8 +427,20 @@ int collector_open(struct collector **out, const struct mon_opts *o, struct err 
 			problem(mg, NULL, g->st.name.call, g->st.name.rc);
 		}
 	}
-	if (c->sys.ngpus && (start_tier(c, TIER_FAST) != 0 ||
-			     (c->o.slow_ns > 0 && start_tier(c, TIER_SLOW) != 0))) {
+	/* a worker per GPU that can be read, then the ticker that gathers their samples */
+	rc = 0;
+	for (gi = 0; gi < c->sys.ngpus && rc == 0; gi++) {
+		const struct gpu *g = &c->sys.gpus[gi];
+
+		if (!c->selected[gi] || g->s.lost ||
+		    (g->st.name.st == VAL_ERR && g->st.name.call &&
+		     strcmp(g->st.name.call, "nvmlDeviceGetHandleByIndex") == 0))
+			continue;
+		c->slots[gi].active = true;
+		rc = start_tier(c, TIER_GPU, gi);
+	}
+	if (c->sys.ngpus && (rc != 0 || start_tier(c, TIER_FAST, 0) != 0 ||
+			     (c->o.slow_ns > 0 && start_tier(c, TIER_SLOW, 0) != 0))) {
 		err_set(e, EXIT_ERROR, "cannot start the collector threads");
 		collector_close(c);
 		return -1;
@@ -415,9 +449,25 @@ int collector_open(struct collector **out, const struct mon_opts *o, struct err 
 	return 0;
 }
 
+/* GPU workers in a call for longer than a tick's wait allows (collector_fast.c): under the
+ * lock. */
+static int stuck_workers(struct collector *c)
+{
+	int64_t now = now_ns();
+	unsigned gi;
+	int n = 0;
+
+	for (gi = 0; c->slots && gi < c->sys.ngpus; gi++)
+		if (c->slots[gi].active && c->slots[gi].busy_since_ns &&
+		    now - c->slots[gi].busy_since_ns >= 200000000LL)
+			n++;
+	return n;
+}
+
 void collector_close(struct collector *c)
 {
 	struct timespec ts;
+	unsigned gi;
 	bool clean;
 
 	if (!c)
@@ -425,9 +475,10 @@ void collector_close(struct collector *c)
 	pthread_mutex_lock(&c->lock);
 	c->stop = true;
 	pthread_cond_broadcast(&c->cond);
-	/* the tiers notice at once unless a call is stuck: wait a little, not for the watchdog */
+	/* the tiers notice at once unless a call is stuck: wait a little, not for the watchdog,
+	 * and not at all for GPU workers already seen stuck in a call */
 	deadline_in(&ts, 1500000000LL);
-	while (c->running > 0)
+	while (c->running > stuck_workers(c))
 		if (pthread_cond_timedwait(&c->cond, &c->lock, &ts) == ETIMEDOUT)
 			break;
 	clean = c->running == 0 && !c->any_hung;
@@ -440,10 +491,14 @@ void collector_close(struct collector *c)
 		if (watchdog_run(close_fn, c, 3000, &e) != 0)
 			return;
 	}
+	for (gi = 0; c->slots && gi < c->sys.ngpus; gi++)
+		free(c->slots[gi].procs);
 	gpu_system_free(&c->sys);
 	free(c->gpm);
 	free(c->gpm_sup);
 	free(c->selected);
+	free(c->slots);
+	free(c->dead);
 	mon_snapshot_free(&c->shared);
 	pthread_mutex_destroy(&c->lock);
 	pthread_cond_destroy(&c->cond);

@@ -1,8 +1,10 @@
 /*
  * collector.h: one collector for every live front end (top, watch, later serve).
  *
- * The collector owns the NVML session (probe_open) and two threads:
- *   - the fast tier, every tick (default 1 s): utilisation, memory, power, temperatures,
+ * The collector owns the NVML session (probe_open) and its threads:
+ *   - the fast tier, every tick (default 1 s), a worker per GPU and a ticker that gathers
+ *     their samples and publishes them on time, so that a GPU stuck in a call delays no other
+ *     GPU and no tick: utilisation, memory, power, temperatures,
  *     clocks, clock-event reasons, PCIe link, the running processes with their GPU memory and
  *     SM %, GPM metrics where the GPU has them, and the host side of each process (user,
  *     container, command line, CPU of the whole process tree);
@@ -12,8 +14,10 @@
  * Static facts are read once at open. A query that answers "not supported" is asked once and
  * skipped after. Rates come from counters and monotonic time.
  *
- * Every vendor call runs under the watchdog (vendor/watchdog.h): a GPU whose call hangs is
- * marked and skipped, a GPU that answers "lost" is marked and skipped, the rest keep going.
+ * Every vendor call runs under the watchdog (vendor/watchdog.h): a GPU whose fast worker is
+ * stuck in a call is shown as hung from the first tick it misses (and recovers if the call
+ * returns); once the call outlives the watchdog's limit the GPU is hung for good and skipped.
+ * A GPU that answers "lost" is marked and skipped. The rest keep going.
  * Front ends never wait for NVML: each tier builds its results privately and publishes them
  * under a mutex; collector_copy takes the latest in microseconds. The collector measures its
  * own CPU time per tick (CLOCK_THREAD_CPUTIME_ID, what getrusage(RUSAGE_THREAD) reports).
@@ -67,7 +71,8 @@ struct mon_gpu {
 
 	/* state */
 	bool lost;	      /* answered "GPU is lost"; no longer sampled */
-	bool hung;	      /* a call did not return; no longer sampled */
+	bool hung;	      /* a call has not returned: for now (its worker is late, see
+				 collector_fast.c), or for good once the watchdog gave up on it */
 	int64_t problem_ns;   /* monotonic time the problem was seen */
 	char problem[200];    /* one line, "" when none */
 	unsigned fast_unsupported; /* probe_fast groups no longer asked */

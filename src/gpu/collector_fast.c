@@ -87,6 +87,26 @@ static void fast_note(struct collector *c, const struct tier_job *j, char *note,
 			hidden, hidden == 1 ? " is" : "es are");
 }
 
+/* How long the ticker waits for the GPU workers before it publishes without a late one, and
+ * how long a worker must have been in its tick for the GPU to be shown as not answering.
+ * A healthy GPU answers a tick's calls in well under a millisecond (the first of each call
+ * costs 1-3 ms on an H200), so a worker still busy after 50 ms or half the wait is stuck in a
+ * call; the watchdog's limit (20 s), long enough for a driver that is only slow, then decides
+ * whether it is hung for good. */
+static int64_t tick_wait_ns(const struct collector *c)
+{
+	int64_t w = c->o.fast_ns / 2;
+
+	return w > 500000000LL ? 500000000LL : w;
+}
+
+static int64_t late_after_ns(const struct collector *c)
+{
+	int64_t l = tick_wait_ns(c) / 2;
+
+	return l < 50000000LL ? 50000000LL : l;
+}
+
 static void publish_fast(struct tier_job *j, int64_t t0, const int64_t *cpu_parts, int64_t cpu_all,
 			 unsigned sampled)
 {
@@ -103,8 +123,22 @@ static void publish_fast(struct tier_job *j, int64_t t0, const int64_t *cpu_part
 		struct mon_gpu *mg = &sh->gpus[gi];
 		const struct gpu *w = &j->work[gi];
 
-		if (j->skip[gi] && !j->just_lost[gi])
+		if (c->dead[gi] || (j->skip[gi] && !j->just_lost[gi]))
 			continue;
+		if (j->late_ns[gi]) {
+			/* stuck in a call: said on time, and again each tick until it answers or
+			 * the watchdog gives up on it (then the message names the call) */
+			mg->hung = true;
+			str_fmt(mg->problem, sizeof(mg->problem),
+				"not answering: a call has not returned for %.1f s",
+				j->late_ns[gi] / 1e9);
+			mg->problem_ns = now_ns();
+			continue;
+		}
+		if (mg->hung) {
+			mg->hung = false; /* it answered after all */
+			mg->problem[0] = '\0';
+		}
 		j->just_lost[gi] = false;
 		copy_fast(&mg->g.s, &w->s);
 		mg->fast_t_ns = w->s.t_ns;
@@ -117,9 +151,9 @@ static void publish_fast(struct tier_job *j, int64_t t0, const int64_t *cpu_part
 				w->s.util_gpu_pct.call ? w->s.util_gpu_pct.call
 						       : "nvmlDeviceGetUtilizationRates",
 				NVML_ERROR_GPU_IS_LOST);
-		} else if (!mg->lost && !mg->hung && is_error(&w->s.util_gpu_pct)) {
+		} else if (!mg->lost && is_error(&w->s.util_gpu_pct)) {
 			problem(mg, NULL, w->s.util_gpu_pct.call, w->s.util_gpu_pct.rc);
-		} else if (!mg->lost && !mg->hung && num_ok(&w->s.util_gpu_pct)) {
+		} else if (!mg->lost && num_ok(&w->s.util_gpu_pct)) {
 			mg->problem[0] = '\0';
 		}
 		count_errors(c, &w->s);
@@ -148,89 +182,237 @@ static void publish_fast(struct tier_job *j, int64_t t0, const int64_t *cpu_part
 	pthread_mutex_unlock(&c->lock);
 }
 
+/* Under the lock: every GPU worker still running has delivered tick. */
+static bool all_delivered(const struct collector *c, uint64_t tick)
+{
+	unsigned gi;
+
+	for (gi = 0; gi < c->sys.ngpus; gi++)
+		if (c->slots[gi].active && !c->dead[gi] && c->slots[gi].tick_done < tick)
+			return false;
+	return true;
+}
+
+/* Under the lock, after a tick's wait: what each worker delivered, into the ticker's working
+ * copies. A GPU whose worker is late keeps its previous sample, or is marked late_ns when it
+ * has been in its tick long enough to be stuck. Returns the GPUs with a new sample; their
+ * workers' CPU time is added to cpu[0..2]. */
+static unsigned gather(struct tier_job *j, uint64_t tick, int64_t *cpu)
+{
+	struct collector *c = j->c;
+	int64_t now = now_ns();
+	unsigned gi, sampled = 0;
+
+	for (gi = 0; gi < c->sys.ngpus; gi++) {
+		struct gpu_slot *sl = &c->slots[gi];
+		struct gpu *w = &j->work[gi];
+
+		j->late_ns[gi] = 0;
+		if (j->skip[gi] || c->dead[gi])
+			continue;
+		if (sl->tick_done != tick && sl->busy_since_ns &&
+		    now - sl->busy_since_ns >= late_after_ns(c)) {
+			j->late_ns[gi] = now - sl->busy_since_ns;
+			continue;
+		}
+		/* this tick's sample, or one that came after an earlier tick's wait */
+		if (sl->tick_done > j->gathered[gi]) {
+			j->gathered[gi] = sl->tick_done;
+			copy_fast(&w->s, &sl->s);
+			j->unsup[gi] = sl->unsup;
+			j->proc_util[gi] = sl->proc_util;
+			memcpy(j->gpm[gi], sl->gpm, sizeof(j->gpm[gi]));
+			cpu[0] += sl->cpu_ns[0];
+			cpu[1] += sl->cpu_ns[1];
+			cpu[2] += sl->cpu_ns[2];
+			sampled++;
+			if (sl->s.lost) {
+				j->skip[gi] = true; /* published once as lost, then left alone */
+				j->just_lost[gi] = true;
+				continue;
+			}
+		}
+		if (sl->nprocs) {
+			/* a late worker's processes are those of its latest sample */
+			j->procs = xrealloc(j->procs, (j->nprocs + sl->nprocs) * sizeof(*j->procs));
+			memcpy(j->procs + j->nprocs, sl->procs, sl->nprocs * sizeof(*j->procs));
+			j->nprocs += sl->nprocs;
+		}
+	}
+	return sampled;
+}
+
+/* The fast tier's ticker: each tick, wake the GPU workers, wait for their samples (at most
+ * tick_wait_ns: a GPU stuck in a call delays no tick), map the processes to host processes
+ * and publish. */
 void fast_loop(void *arg)
 {
 	struct tier_job *j = arg;
 	struct collector *c = j->c;
-	unsigned mask = c->o.fast_mask ? c->o.fast_mask : PF_ALL;
-	/* the parts are timed only when there are parts: a thread CPU clock reading is a system
-	 * call (0.5 us), and with the fields alone one reading per tick is enough */
-	bool detail = c->o.procs || c->o.gpm;
+	int64_t slice = (int64_t)c->timeout_ms * 1000000LL / 4;
 	int64_t next = now_ns(), mark = thread_cpu_ns();
 
 	for (;;) {
-		int64_t t0 = now_ns(), cpu_parts[4] = {0, 0, 0, 0}, cpu_now;
-		unsigned gi, sampled = 0;
+		int64_t t0 = now_ns(), cpu_parts[4] = {0, 0, 0, 0}, cpu_now, deadline;
+		uint64_t tick;
+		unsigned sampled;
 
 		free(j->procs);
 		j->procs = NULL;
 		j->nprocs = 0;
-		/* a GPU the slow tier found hung or lost is not asked again */
 		pthread_mutex_lock(&c->lock);
-		for (gi = 0; gi < c->sys.ngpus; gi++)
-			if (c->shared.gpus[gi].hung || c->shared.gpus[gi].lost)
-				j->skip[gi] = true;
-		pthread_mutex_unlock(&c->lock);
-		for (gi = 0; gi < c->sys.ngpus; gi++) {
-			struct gpu *g = &j->work[gi];
-			struct proc_util *pu = NULL;
-			size_t npu = 0;
-			int64_t a = detail ? thread_cpu_ns() : 0, b;
+		tick = ++c->tick;
+		pthread_cond_broadcast(&c->cond);
+		/* the first tick waits longer: each first call costs 1-3 ms, and a first line
+		 * without values says nothing */
+		deadline = t0 + (tick == 1 && tick_wait_ns(c) < 1000000000LL ? 1000000000LL
+									  : tick_wait_ns(c));
+		while (!c->stop && !atomic_load(&j->abandoned) && !all_delivered(c, tick)) {
+			int64_t left = deadline - now_ns();
+			struct timespec ts;
+			int64_t t;
 
-			if (atomic_load(&j->abandoned))
-				return;
-			if (j->skip[gi])
-				continue;
-			atomic_store(&j->cur_gpu, (int)gi);
-			probe_sample_fast(c->p, g, mask & ~j->unsup[gi], &j->unsup[gi], &g->s);
-			sampled++;
-			if (detail) {
-				b = thread_cpu_ns();
-				cpu_parts[0] += b - a;
-				a = b;
-			}
-			if (g->s.lost) {
-				j->skip[gi] = true; /* published once as lost, then left alone */
-				j->just_lost[gi] = true;
-				free(g->s.procs);
-				g->s.procs = NULL;
-				g->s.procs_len = 0;
-				continue;
-			}
-			if (c->o.procs) {
-				probe_sample_gpu(c->p, g, PROBE_PROCS, &g->s);
-				read_proc_util(j, gi, g, &pu, &npu);
-				add_procs(j, gi, &g->s, pu, npu, num_ok(&j->proc_util[gi]));
-				free(pu);
-				b = thread_cpu_ns();
-				cpu_parts[1] += b - a;
-				a = b;
-			}
-			if (c->o.gpm && c->gpm[gi]) {
-				probe_gpm_read(c->p, g, c->gpm[gi], j->gpm[gi]);
-				cpu_parts[2] += thread_cpu_ns() - a;
-			}
+			if (left <= 0)
+				break;
+			watchdog_note("(waiting for the GPUs' samples)", -1);
+			t = now_ns() + (left < slice ? left : slice);
+			ts.tv_sec = t / 1000000000LL;
+			ts.tv_nsec = t % 1000000000LL;
+			pthread_cond_timedwait(&c->cond, &c->lock, &ts);
 		}
-		atomic_store(&j->cur_gpu, -1);
+		watchdog_done();
+		if (c->stop || atomic_load(&j->abandoned)) {
+			pthread_mutex_unlock(&c->lock);
+			return;
+		}
+		sampled = gather(j, tick, cpu_parts);
+		pthread_mutex_unlock(&c->lock);
 		if (c->o.procs) {
 			int64_t a = thread_cpu_ns();
 
 			watchdog_note("(reading /proc for GPU processes)", -1);
 			map_procs(j, t0);
+			watchdog_done();
 			cpu_parts[3] = thread_cpu_ns() - a;
 		}
-		/* a tick costs everything since the previous reading: this tick's work, the last
-		 * publication and the wake-up from the last wait */
+		/* a tick costs the workers' sampling and everything the ticker did since its
+		 * previous reading: this tick's gathering, the last publication and the wake-up */
 		cpu_now = thread_cpu_ns();
-		if (!detail)
-			cpu_parts[0] = cpu_now - mark;
-		publish_fast(j, t0, cpu_parts, cpu_now - mark, sampled);
+		publish_fast(j, t0, cpu_parts, cpu_now - mark + cpu_parts[0] + cpu_parts[1] +
+						       cpu_parts[2],
+			     sampled);
 		mark = cpu_now;
 		next += c->o.fast_ns;
 		if (next < now_ns())
-			next = now_ns(); /* late (a slow GPU): do not burst to catch up */
+			next = now_ns(); /* late: do not burst to catch up */
 		if (!job_sleep(j, next))
 			return;
 	}
 }
 
+/* Under the lock: wait for a tick after *done, or a stop; false when the job must end. */
+static bool wait_tick(struct tier_job *j, uint64_t *done)
+{
+	struct collector *c = j->c;
+	int64_t slice = (int64_t)c->timeout_ms * 1000000LL / 4;
+
+	while (!c->stop && !atomic_load(&j->abandoned) && !c->dead[j->gpu] && c->tick <= *done) {
+		struct timespec ts;
+		int64_t t = now_ns() + slice;
+
+		watchdog_note("(waiting for the next tick)", -1);
+		ts.tv_sec = t / 1000000000LL;
+		ts.tv_nsec = t % 1000000000LL;
+		pthread_cond_timedwait(&c->cond, &c->lock, &ts);
+	}
+	watchdog_done();
+	if (c->stop || atomic_load(&j->abandoned) || c->dead[j->gpu])
+		return false;
+	*done = c->tick;
+	c->slots[j->gpu].busy_since_ns = now_ns();
+	return true;
+}
+
+/* One GPU's fast worker: at each tick, its fast fields, processes and GPM metrics, handed to
+ * the ticker through its slot. Ends when the GPU is lost (after handing that over). */
+void gpu_loop(void *arg)
+{
+	struct tier_job *j = arg;
+	struct collector *c = j->c;
+	unsigned gi = j->gpu, mask = c->o.fast_mask ? c->o.fast_mask : PF_ALL;
+	struct gpu *g = &j->work[gi];
+	/* the parts are timed only when there are parts: a thread CPU clock reading is a system
+	 * call (0.5 us), and with the fields alone one reading per tick is enough */
+	bool detail = c->o.procs || c->o.gpm;
+	int64_t mark = thread_cpu_ns();
+	uint64_t tick = 0;
+
+	atomic_store(&j->cur_gpu, (int)gi);
+	for (;;) {
+		int64_t cpu[3] = {0, 0, 0}, a, b;
+		struct gpu_slot *sl = &c->slots[gi];
+		bool lost;
+
+		pthread_mutex_lock(&c->lock);
+		if (!wait_tick(j, &tick)) {
+			pthread_mutex_unlock(&c->lock);
+			break;
+		}
+		pthread_mutex_unlock(&c->lock);
+		free(j->procs);
+		j->procs = NULL;
+		j->nprocs = 0;
+		a = detail ? thread_cpu_ns() : 0;
+		probe_sample_fast(c->p, g, mask & ~j->unsup[gi], &j->unsup[gi], &g->s);
+		if (detail) {
+			b = thread_cpu_ns();
+			cpu[0] = b - a;
+			a = b;
+		}
+		lost = g->s.lost;
+		if (!lost && c->o.procs) {
+			struct proc_util *pu = NULL;
+			size_t npu = 0;
+
+			probe_sample_gpu(c->p, g, PROBE_PROCS, &g->s);
+			read_proc_util(j, gi, g, &pu, &npu);
+			add_procs(j, gi, &g->s, pu, npu, num_ok(&j->proc_util[gi]));
+			free(pu);
+			b = thread_cpu_ns();
+			cpu[1] = b - a;
+			a = b;
+			lost = g->s.lost;
+		}
+		if (!lost && c->o.gpm && c->gpm[gi]) {
+			probe_gpm_read(c->p, g, c->gpm[gi], j->gpm[gi]);
+			cpu[2] = thread_cpu_ns() - a;
+		}
+		pthread_mutex_lock(&c->lock);
+		if (c->stop || atomic_load(&j->abandoned)) {
+			pthread_mutex_unlock(&c->lock);
+			break;
+		}
+		copy_fast(&sl->s, &g->s);
+		sl->unsup = j->unsup[gi];
+		sl->proc_util = j->proc_util[gi];
+		memcpy(sl->gpm, j->gpm[gi], sizeof(sl->gpm));
+		free(sl->procs);
+		sl->procs = j->procs;
+		sl->nprocs = lost ? 0 : j->nprocs;
+		j->procs = NULL;
+		j->nprocs = 0;
+		if (!detail)
+			cpu[0] = thread_cpu_ns() - mark; /* since the previous hand-over: all of it */
+		mark = thread_cpu_ns();
+		memcpy(sl->cpu_ns, cpu, sizeof(sl->cpu_ns));
+		sl->tick_done = tick;
+		sl->busy_since_ns = 0;
+		if (lost)
+			sl->active = false; /* nothing else would answer */
+		pthread_cond_broadcast(&c->cond);
+		pthread_mutex_unlock(&c->lock);
+		if (lost)
+			break;
+	}
+	atomic_store(&j->cur_gpu, -1);
+}

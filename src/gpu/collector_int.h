@@ -3,7 +3,8 @@
  * them includes: the collector, a tier's job, and the functions one part calls in another.
  *
  *   collector.c        snapshots, jobs and their supervisors, open and close
- *   collector_fast.c   the fast tier: sampling, publishing, a GPU's first problem
+ *   collector_fast.c   the fast tier: a worker per GPU sampling it, a ticker gathering their
+ *                      samples on time and publishing them, a GPU's first problem
  *   collector_procs.c  GPU processes: NVML's lists merged, mapped to host processes
  *   collector_slow.c   the slow tier: counters into rates, health fields
  */
@@ -20,7 +21,25 @@
 #define DEFAULT_SLOW_NS 5000000000LL
 #define ROOTS_EVERY_NS 5000000000LL /* how often the fd-based PID matching is redone */
 
-enum { TIER_FAST, TIER_SLOW };
+/* TIER_FAST is the fast tier's ticker; TIER_GPU a fast-tier worker of one GPU */
+enum { TIER_FAST, TIER_SLOW, TIER_GPU };
+
+/* What a GPU's fast worker hands the ticker (collector_fast.c), under the collector's lock. A
+ * worker samples each GPU on its own thread, so one GPU stuck in a call delays no other: the
+ * ticker publishes on time with whatever each worker has delivered. */
+struct gpu_slot {
+	bool active;		/* a worker samples this GPU */
+	uint64_t tick_done;	/* the tick whose sample is below; 0: none yet */
+	int64_t busy_since_ns;	/* when the worker began its current tick; 0 idle */
+	struct gpu_sample s;	/* the fast fields (without the process list) */
+	unsigned unsup;		/* probe_fast groups that answered "not supported" */
+	struct num proc_util;
+	struct num gpm[GPM_NMETRICS];
+	struct mon_proc *procs; /* this GPU's processes, not yet mapped to host processes */
+	size_t nprocs;
+	int64_t cpu_ns[3];	/* the worker's CPU time for its latest tick: fields (all of it
+				   when neither processes nor GPM are read), processes, GPM */
+};
 
 struct collector {
 	struct mon_opts o;
@@ -39,15 +58,23 @@ struct collector {
 	int running;	  /* supervisors not yet finished */
 	bool any_hung;	  /* a worker was abandoned: NVML may be unusable */
 	int64_t open_ns;
+	uint64_t tick;		/* fast ticks begun: each GPU worker samples once per tick */
+	struct gpu_slot *slots;	/* per GPU */
+	bool *dead;		/* per GPU: its call outlived the watchdog; never asked again */
 };
 
 struct tier_job {
 	struct collector *c;
 	int kind;
+	unsigned gpu;		 /* TIER_GPU: the GPU this worker samples */
 	atomic_int cur_gpu;	 /* the GPU being read, -1 none */
 	atomic_bool abandoned;	 /* set by the supervisor when the watchdog fired */
 	bool *skip;		 /* GPUs not to read (lost, hung, not selected) */
 	bool *just_lost;	 /* lost this tick: published once more, then skipped */
+	int64_t *late_ns;	 /* ticker: how long a GPU's worker has been in this tick, when
+				    it is late enough to show the GPU as not answering; 0 else.
+				    Slow tier: not read this round (shown as not answering) */
+	uint64_t *gathered;	 /* ticker: per GPU, the tick of the sample it took last */
 	struct gpu *work;	 /* working copies: static facts + samples */
 	/* fast tier */
 	unsigned *unsup;	 /* probe_fast groups that answered "not supported" */
@@ -80,6 +107,7 @@ bool job_sleep(struct tier_job *j, int64_t until);
 void problem(struct mon_gpu *mg, const char *what, const char *call, int rc);
 void copy_health(struct gpu_sample *d, const struct gpu_sample *s);
 void fast_loop(void *arg);
+void gpu_loop(void *arg);
 
 /* GPU processes (collector_procs.c) */
 void add_procs(struct tier_job *j, unsigned gi, const struct gpu_sample *s,

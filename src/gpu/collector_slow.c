@@ -180,15 +180,19 @@ void slow_loop(void *arg)
 		int64_t t0 = now_ns(), cpu0 = thread_cpu_ns();
 		unsigned gi;
 
+		/* a GPU lost or hung for good is not asked again; one whose fast worker is stuck in
+		 * a call now is left alone this round, so that the slow tier goes on for the others */
 		pthread_mutex_lock(&c->lock);
-		for (gi = 0; gi < c->sys.ngpus; gi++)
-			if (c->shared.gpus[gi].lost || c->shared.gpus[gi].hung)
+		for (gi = 0; gi < c->sys.ngpus; gi++) {
+			if (c->shared.gpus[gi].lost || c->dead[gi])
 				j->skip[gi] = true;
+			j->late_ns[gi] = c->shared.gpus[gi].hung;
+		}
 		pthread_mutex_unlock(&c->lock);
 		for (gi = 0; gi < c->sys.ngpus; gi++) {
 			if (atomic_load(&j->abandoned))
 				return;
-			if (j->skip[gi])
+			if (j->skip[gi] || j->late_ns[gi])
 				continue;
 			atomic_store(&j->cur_gpu, (int)gi);
 			slow_gpu(j, gi, now_ns());
@@ -203,7 +207,7 @@ void slow_loop(void *arg)
 			struct mon_gpu *mg = &c->shared.gpus[gi];
 			const struct mon_gpu *o = &j->slow_out[gi];
 
-			if (j->skip[gi])
+			if (j->skip[gi] || j->late_ns[gi])
 				continue;
 			copy_health(&mg->g.s, &j->work[gi].s);
 			mg->pcie_tx_bytes_s = o->pcie_tx_bytes_s;

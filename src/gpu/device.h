@@ -101,6 +101,9 @@ struct gpu_sample {
 	struct num clock_sm_mhz, clock_mem_mhz, clock_gr_mhz, clock_video_mhz;
 	struct num pstate;
 	struct num fan_pct;
+	/* media engines (encoder, decoder, JPEG, optical flow), where the GPU has them */
+	struct num enc_pct, dec_pct, jpg_pct, ofa_pct;
+	struct num bar1_used_bytes; /* BAR1 aperture in use */
 	struct num clock_events; /* CE_* bits active now */
 	/* time spent in each slowdown since the driver loaded, in nanoseconds */
 	struct num ce_sw_power_ns, ce_sync_boost_ns, ce_sw_thermal_ns, ce_hw_thermal_ns,

@@ -72,6 +72,14 @@ enum probe_fast {
 	PF_PCIE_GEN = 1 << 13,
 	PF_PCIE_WIDTH = 1 << 14,
 	PF_ALL = (1 << 15) - 1,
+	/* read only when asked by name (watch's columns) or while recording: each first call
+	 * costs about a millisecond, and only dmon's columns show them */
+	PF_ENC = 1 << 15,
+	PF_DEC = 1 << 16,
+	PF_JPG = 1 << 17,
+	PF_OFA = 1 << 18,
+	PF_BAR1 = 1 << 19,
+	PF_MEDIA = PF_ENC | PF_DEC | PF_JPG | PF_OFA | PF_BAR1,
 };
 
 /* The fast-tier groups in mask, into out (other fields of out are left alone). Groups that

@@ -306,6 +306,36 @@ bool read_fast(struct probe *p, const struct gpu *g, nvml_dev h, unsigned mask,
 	U32(PF_PCIE_GEN, pcie_gen, "nvmlDeviceGetCurrPcieLinkGeneration",
 	    DeviceGetCurrPcieLinkGeneration);
 	U32(PF_PCIE_WIDTH, pcie_width, "nvmlDeviceGetCurrPcieLinkWidth", DeviceGetCurrPcieLinkWidth);
+#define MEDIA(bit, field, key, fn)                                                                 \
+	do {                                                                                       \
+		if (mask & (bit)) {                                                                \
+			unsigned period_us = 0;                                                    \
+			u = 0;                                                                     \
+			rc = NV(p, gi, key, fn, h, &u, &period_us);                                \
+			nv_num(g, &s->field, key, rc, u);                                          \
+			MEMO(bit);                                                                 \
+		}                                                                                  \
+	} while (0)
+	/* the media engines answer a utilisation and the period it covers, which is not kept */
+	MEDIA(PF_ENC, enc_pct, "nvmlDeviceGetEncoderUtilization", DeviceGetEncoderUtilization);
+	MEDIA(PF_DEC, dec_pct, "nvmlDeviceGetDecoderUtilization", DeviceGetDecoderUtilization);
+	MEDIA(PF_JPG, jpg_pct, "nvmlDeviceGetJpgUtilization", DeviceGetJpgUtilization);
+	MEDIA(PF_OFA, ofa_pct, "nvmlDeviceGetOfaUtilization", DeviceGetOfaUtilization);
+#undef MEDIA
+	if (mask & PF_BAR1) {
+		struct nvml_bar1_memory b;
+
+		memset(&b, 0, sizeof(b));
+		rc = NV(p, gi, "nvmlDeviceGetBAR1MemoryInfo", DeviceGetBAR1MemoryInfo, h, &b);
+		if (rc != NVML_ERROR_FUNCTION_NOT_FOUND)
+			rec_call("nvml", gi, "nvmlDeviceGetBAR1MemoryInfo", rc, rc ? "" : "uuu",
+				 b.total, b.free, b.used);
+		nv_state(&s->bar1_used_bytes, "nvmlDeviceGetBAR1MemoryInfo", rc);
+		s->bar1_used_bytes.v = (int64_t)b.used;
+		if (rc == NVML_ERROR_GPU_IS_LOST)
+			s->lost = true;
+		MEMO(PF_BAR1);
+	}
 	return true;
 #undef U32
 #undef MEMO
@@ -340,6 +370,10 @@ void read_sample(struct probe *p, const struct gpu *g, nvml_dev h, unsigned flag
 	if (flags & (PROBE_FAST | PROBE_TABLE)) {
 		/* the table tier: only what `status` shows (each first call costs 1-3 ms) */
 		unsigned mask = (flags & PROBE_FAST) ? PF_ALL : tier_table_groups();
+
+		/* a recording holds what watch's dmon columns may ask, so its replay answers them */
+		if ((flags & PROBE_FAST) && rec_active())
+			mask |= PF_MEDIA;
 
 		if (!read_fast(p, g, h, mask, NULL, s)) {
 			cur_sample = NULL;

@@ -21,7 +21,15 @@ static const struct column known[] = {
 	{"tmarg", "C", "temp_margin_c", 5, COL_NUM, G(s.temp_margin_c), 0, NULL, 1, 0, 1, PF_TEMP_MARGIN, false, false, false},
 	{"sm", "%", "util_gpu_pct", 4, COL_NUM, G(s.util_gpu_pct), 0, NULL, 1, 0, 1, PF_UTIL, false, false, false},
 	{"mem", "%", "util_mem_pct", 4, COL_NUM, G(s.util_mem_pct), 0, NULL, 1, 0, 1, PF_UTIL, false, false, false},
+	{"enc", "%", "util_enc_pct", 4, COL_NUM, G(s.enc_pct), 0, NULL, 1, 0, 1, PF_ENC, false, false, false},
+	{"dec", "%", "util_dec_pct", 4, COL_NUM, G(s.dec_pct), 0, NULL, 1, 0, 1, PF_DEC, false, false, false},
+	{"jpg", "%", "util_jpg_pct", 4, COL_NUM, G(s.jpg_pct), 0, NULL, 1, 0, 1, PF_JPG, false, false, false},
+	{"ofa", "%", "util_ofa_pct", 4, COL_NUM, G(s.ofa_pct), 0, NULL, 1, 0, 1, PF_OFA, false, false, false},
 	{"fb", "MB", "mem_used_bytes", 7, COL_NUM, G(s.mem_used_bytes), 0, NULL, MIB, 0, 1, PF_MEMORY, false, false, false},
+	{"bar1", "MB", "bar1_used_bytes", 6, COL_NUM, G(s.bar1_used_bytes), 0, NULL, MIB, 0, 1, PF_BAR1, false, false, false},
+	{"sbecc", "errs", "ecc_vol_corrected", 6, COL_NUM, G(s.ecc_vol_corrected), 0, NULL, 1, 0, 1, 0, true, false, false},
+	{"dbecc", "errs", "ecc_vol_uncorrected", 6, COL_NUM, G(s.ecc_vol_uncorrected), 0, NULL, 1, 0, 1, 0, true, false, false},
+	{"pci", "errs", "pcie_replays", 6, COL_NUM, G(s.pcie_replays), 0, NULL, 1, 0, 1, 0, true, false, false},
 	{"mclk", "MHz", "clock_mem_mhz", 5, COL_NUM, G(s.clock_mem_mhz), 0, NULL, 1, 0, 1, PF_CLOCK_MEM, false, false, false},
 	{"pclk", "MHz", "clock_sm_mhz", 5, COL_NUM, G(s.clock_sm_mhz), 0, NULL, 1, 0, 1, PF_CLOCK_SM, false, false, false},
 	{"rxpci", "MB/s", "pcie_rx_bytes_s", 6, COL_MON, 0, MV_PCIE_RX, NULL, 1000000, 0, 1, 0, true, false, false},
@@ -43,13 +51,20 @@ static const struct column known[] = {
 static const char *const what[] = {
 	"NVML index", "power draw", "GPU temperature", "memory temperature",
 	"degrees below the slowdown limit", "GPU utilisation (kernel running)",
-	"memory controller utilisation", "memory used", "memory clock", "SM clock",
+	"memory controller utilisation", "encoder utilisation", "decoder utilisation",
+	"JPEG decoder utilisation", "optical flow accelerator utilisation", "memory used",
+	"BAR1 memory used", "corrected ECC errors since the driver loaded",
+	"uncorrected ECC errors since the driver loaded", "PCIe replays since the driver loaded",
+	"memory clock", "SM clock",
 	"PCIe receive (byte counters)", "PCIe transmit", "NVLink receive, all links",
 	"NVLink transmit", "average power from the energy counter", "SM activity (GPM)",
 	"SM occupancy (GPM)", "tensor activity (GPM)", "DRAM bandwidth use (GPM)",
 	"time capped by power in the slow interval", "time slowed by temperature",
 	"GPU processes", "active clock-event reasons in words", "ok, lost, hung, error",
 };
+
+_Static_assert(sizeof(what) / sizeof(what[0]) == sizeof(known) / sizeof(known[0]),
+	       "a description per column");
 
 /* Which fast groups a fields.c field needs, by where it lives in struct gpu (gpu/tier.c). */
 static unsigned fast_need(size_t off)
@@ -99,15 +114,50 @@ bool column_find(const char *name, struct column *out)
 	return true;
 }
 
+/* dmon's groups, in dmon's column order (nvidia-smi dmon -h, driver 580; dmon's ccpm, the
+ * confidential-computing protected memory, is left out) */
+static const struct {
+	char letter;
+	const char *names[6];
+} groups[] = {
+	{'p', {"pwr", "gtemp", "mtemp"}},
+	{'u', {"sm", "mem", "enc", "dec", "jpg", "ofa"}},
+	{'c', {"mclk", "pclk"}},
+	{'v', {"pviol", "tviol"}},
+	{'m', {"fb", "bar1"}},
+	{'e', {"sbecc", "dbecc", "pci"}},
+	{'t', {"rxpci", "txpci"}},
+};
+
+int column_groups(const char *letters, struct column *out, size_t max, size_t *n)
+{
+	size_t g, k;
+	const char *l;
+
+	for (l = letters; *l; l++) {
+		for (g = 0; g < ARRAY_SIZE(groups) && groups[g].letter != *l; g++)
+			;
+		if (g == ARRAY_SIZE(groups))
+			return *l;
+	}
+	*n = 0;
+	if (max)
+		column_find("gpu", &out[(*n)++]);
+	for (g = 0; g < ARRAY_SIZE(groups); g++) {
+		if (!strchr(letters, groups[g].letter))
+			continue;
+		for (k = 0; k < ARRAY_SIZE(groups[g].names) && groups[g].names[k] && *n < max; k++)
+			column_find(groups[g].names[k], &out[(*n)++]);
+	}
+	return 0;
+}
+
 size_t column_defaults(struct column *out, size_t max, bool gpm)
 {
-	static const char *const names[] = {"gpu",  "pwr",  "gtemp", "mtemp", "sm",   "mem",
-					    "fb",   "mclk", "pclk",  "rxpci", "txpci"};
 	static const char *const gpm_names[] = {"smact", "smocc", "tensor", "dram"};
 	size_t n = 0, i;
 
-	for (i = 0; i < ARRAY_SIZE(names) && n < max; i++)
-		column_find(names[i], &out[n++]);
+	column_groups(COLUMN_DEFAULT_GROUPS, out, max, &n);
 	for (i = 0; gpm && i < ARRAY_SIZE(gpm_names) && n < max; i++)
 		column_find(gpm_names[i], &out[n++]);
 	return n;

@@ -41,8 +41,14 @@ struct column {
 /* The column named name (a dmon name, a collector value, or a fields.c name); false when
  * unknown. */
 bool column_find(const char *name, struct column *out);
-/* The default columns, dmon's "puc" plus memory used and PCIe traffic, and the GPM columns
- * when gpm is true. Returns how many were written (at most max). */
+/* dmon's default metric groups: power and temperatures, utilisation, clocks */
+#define COLUMN_DEFAULT_GROUPS "puc"
+/* The columns of dmon's metric groups (-s: p u c v m e t, any order, each once or more),
+ * after the GPU index, in dmon's column order, into out (at most max; *n of them). Returns 0,
+ * or the first letter that names no group. */
+int column_groups(const char *letters, struct column *out, size_t max, size_t *n);
+/* The default columns, dmon's (COLUMN_DEFAULT_GROUPS), and the GPM columns when gpm is
+ * true. Returns how many were written (at most max). */
 size_t column_defaults(struct column *out, size_t max, bool gpm);
 /* The value of c for one GPU: text (fixed for people), and for JSON either a number
  * (*is_num) or a string; false when there is no value (n/a). */

@@ -200,6 +200,10 @@ struct nvml_memory_v2 { /* nvmlMemory_v2_t */
 	unsigned long long total, reserved, free, used;
 };
 
+struct nvml_bar1_memory { /* nvmlBAR1Memory_t */
+	unsigned long long total, free, used;
+};
+
 struct nvml_utilization { /* nvmlUtilization_t */
 	unsigned gpu, memory;
 };
@@ -324,6 +328,12 @@ struct nvml_api {
 	int (*DeviceGetPowerManagementLimit)(nvml_dev, unsigned *);
 	int (*DeviceGetEnforcedPowerLimit)(nvml_dev, unsigned *);
 	int (*DeviceGetPowerUsage)(nvml_dev, unsigned *);
+	/* media engines: the utilisation and the sampling period in us (watch's -s u) */
+	int (*DeviceGetEncoderUtilization)(nvml_dev, unsigned *, unsigned *);
+	int (*DeviceGetDecoderUtilization)(nvml_dev, unsigned *, unsigned *);
+	int (*DeviceGetJpgUtilization)(nvml_dev, unsigned *, unsigned *);
+	int (*DeviceGetOfaUtilization)(nvml_dev, unsigned *, unsigned *);
+	int (*DeviceGetBAR1MemoryInfo)(nvml_dev, struct nvml_bar1_memory *);
 	int (*DeviceGetTotalEnergyConsumption)(nvml_dev, unsigned long long *);
 	int (*DeviceGetMaxPcieLinkGeneration)(nvml_dev, unsigned *);
 	int (*DeviceGetGpuMaxPcieLinkGeneration)(nvml_dev, unsigned *);

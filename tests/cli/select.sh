@@ -13,7 +13,7 @@ EOF
 sel_run() {
 	case $1 in
 	status) "$GPUVET" --replay "$TMP/m.json" status -i "$2" --json ;;
-	watch) "$GPUVET" --replay "$TMP/m.json" watch -c 1 -i 0.1 -g "$2" --json -f sm ;;
+	watch) "$GPUVET" --replay "$TMP/m.json" watch -c 1 -d 0.1 -i "$2" --json -f sm ;;
 	top) "$GPUVET" --replay "$TMP/m.json" top --once -d 0.1 -g "$2" ;;
 	bench) "$GPUVET" --replay "$TMP/m.json" bench memory -i "$2" ;;
 	esac >"$TMP/out" 2>"$TMP/err"

@@ -126,10 +126,10 @@ if [ -n "$FLOOR" ]; then
 	head -1 "$D/floor_sleep.json"
 fi
 # the same six fields: sm=utilization, fb=memory, gtemp, pwr, pclk=SM clock, reasons
-timeout 60 "$GPUVET" watch -f sm,fb,gtemp,pwr,pclk,reasons -i 0.01 -c 1000 --self-cost --json \
+timeout 60 "$GPUVET" watch -f sm,fb,gtemp,pwr,pclk,reasons -d 0.01 -c 1000 --self-cost --json \
 	>/dev/null 2>"$D/collector6.json" || problem "gpuvet watch --self-cost failed: $(head -c 300 "$D/collector6.json")"
 # everything top reads each tick: all fast fields, processes, GPM
-timeout 60 "$GPUVET" watch -f gpu,pwr,gtemp,mtemp,tmarg,sm,mem,fb,mclk,pclk,clocks.gr,clocks.video,pstate,fan.speed,reasons,pcie.link.gen.current,pcie.link.width.current,smact -i 0.01 -c 300 --processes --self-cost --json \
+timeout 60 "$GPUVET" watch -f gpu,pwr,gtemp,mtemp,tmarg,sm,mem,fb,mclk,pclk,clocks.gr,clocks.video,pstate,fan.speed,reasons,pcie.link.gen.current,pcie.link.width.current,smact -d 0.01 -c 300 --processes --self-cost --json \
 	>/dev/null 2>"$D/collector_full.json" || problem "gpuvet watch (full tier) failed"
 timeout 90 $PY "$CMP" smi-bench 20 "$SIX" >"$D/smi_bench.json" 2>&1 || problem "the nvidia-smi timing failed"
 timeout 30 $PY "$CMP" bench "$D"

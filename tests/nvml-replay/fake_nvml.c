@@ -305,6 +305,34 @@ EXPORT int nvmlDeviceGetPowerManagementDefaultLimit(nvml_dev h, unsigned *v) { r
 EXPORT int nvmlDeviceGetPowerManagementLimit(nvml_dev h, unsigned *v) { return ans_u32(h, "nvmlDeviceGetPowerManagementLimit", v); }
 EXPORT int nvmlDeviceGetEnforcedPowerLimit(nvml_dev h, unsigned *v) { return ans_u32(h, "nvmlDeviceGetEnforcedPowerLimit", v); }
 EXPORT int nvmlDeviceGetPowerUsage(nvml_dev h, unsigned *v) { return ans_u32(h, "nvmlDeviceGetPowerUsage", v); }
+
+/* the media engines: the recorded utilisation, and a sampling period (not recorded) */
+static int ans_media(nvml_dev h, const char *key, unsigned *util, unsigned *period_us)
+{
+	int rc = ans_u32(h, key, util);
+
+	if (rc == NVML_SUCCESS && period_us)
+		*period_us = 167000;
+	return rc;
+}
+EXPORT int nvmlDeviceGetEncoderUtilization(nvml_dev h, unsigned *u, unsigned *p) { return ans_media(h, "nvmlDeviceGetEncoderUtilization", u, p); }
+EXPORT int nvmlDeviceGetDecoderUtilization(nvml_dev h, unsigned *u, unsigned *p) { return ans_media(h, "nvmlDeviceGetDecoderUtilization", u, p); }
+EXPORT int nvmlDeviceGetJpgUtilization(nvml_dev h, unsigned *u, unsigned *p) { return ans_media(h, "nvmlDeviceGetJpgUtilization", u, p); }
+EXPORT int nvmlDeviceGetOfaUtilization(nvml_dev h, unsigned *u, unsigned *p) { return ans_media(h, "nvmlDeviceGetOfaUtilization", u, p); }
+
+EXPORT int nvmlDeviceGetBAR1MemoryInfo(nvml_dev h, struct nvml_bar1_memory *m)
+{
+	const struct rt_answer *a = dev_answer(h, "nvmlDeviceGetBAR1MemoryInfo");
+
+	if (!a)
+		return NOT_RECORDED;
+	if (a->rc)
+		return a->rc;
+	m->total = (unsigned long long)rt_int(a, 0);
+	m->free = (unsigned long long)rt_int(a, 1);
+	m->used = (unsigned long long)rt_int(a, 2);
+	return NVML_SUCCESS;
+}
 EXPORT int nvmlDeviceGetTotalEnergyConsumption(nvml_dev h, unsigned long long *v) { return ans_u64(h, "nvmlDeviceGetTotalEnergyConsumption", v); }
 EXPORT int nvmlDeviceGetMaxPcieLinkGeneration(nvml_dev h, unsigned *v) { return ans_u32(h, "nvmlDeviceGetMaxPcieLinkGeneration", v); }
 EXPORT int nvmlDeviceGetGpuMaxPcieLinkGeneration(nvml_dev h, unsigned *v) { return ans_u32(h, "nvmlDeviceGetGpuMaxPcieLinkGeneration", v); }
