@@ -10,11 +10,6 @@
 HANG="$SCEN/faults/driver-hang.json"
 MON="$SCEN/monitor/x2.json"
 
-# Checks whose command another helper is fixing in its own branch (issue 10): until that branch
-# is merged, a result other than the one wanted is a SKIP naming it, not a FAIL. The lead: empty
-# this list once watch10 is merged, so they become hard checks.
-PENDING="watch"
-
 # stop NAME SIG WANT CMD...: run CMD in the background, send SIG once it is running, and
 # compare its exit status with WANT
 stop() {
@@ -30,12 +25,6 @@ stop() {
 		pass "$name: SIG$sig exits $want"
 		return
 	fi
-	for p in $PENDING; do
-		case " $name " in *" $p "*)
-			skip "$name: SIG$sig exits $want: exit $got [pending: fixed in the $p helper's branch; a hard check after merge]"
-			return ;;
-		esac
-	done
 	fail "$name: SIG$sig exits $want" "exit $got; stderr: $(head -c 200 "$TMP/err")"
 }
 
