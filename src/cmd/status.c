@@ -31,30 +31,31 @@
 #include "status_int.h"
 
 static const char usage[] =
-	"usage: gpuvet status [-i ID[,ID...]] [-v] [--json] [-l SEC | -lms MS]\n"
-	"       gpuvet status --query FIELD[,FIELD...] [--format csv[,noheader][,nounits]]\n"
-	"                     [-i ID[,ID...]] [--json] [-l SEC | -lms MS]\n"
-	"       gpuvet status --query-compute-apps FIELD[,FIELD...] [--format csv[,...]]\n"
-	"                     [-i ID[,ID...]] [--json] [-l SEC | -lms MS]\n"
-	"\n"
-	"One line per GPU, in 80 columns: temperature, power against the limit, memory,\n"
-	"utilisation and SM clock; -v adds the temperature margin, the PCIe link, uncorrected\n"
-	"ECC errors and the active clock-event reasons. A GPU in MIG mode gets a line saying so.\n"
-	"\n"
-	"options:\n"
-	"  -i, --id ID        only these GPUs: index, UUID or PCI bus id (comma-separated)\n"
-	"  -v, --verbose      the wide table: every column\n"
-	"  -j, --json         print JSON (docs/cmd/status.md); one document per line with -l\n"
-	"  --query FIELDS     print these fields; nvidia-smi's --query-gpu names are accepted\n"
-	"                     (also --query-gpu=FIELDS)\n"
-	"  --query-compute-apps FIELDS\n"
-	"                     one row per compute process: pid, process_name, used_memory,\n"
-	"                     gpu_uuid, gpu_bus_id, gpu_name, gpu_serial, timestamp\n"
-	"  --format FMT       csv, with noheader and nounits as nvidia-smi has them\n"
-	"  -l, --loop SEC     print again every SEC seconds until Ctrl-C (exit 130)\n"
-	"  -lms, --loop-ms MS the same every MS milliseconds\n"
-	"  --help-query       list the field names of both queries\n"
-	"  -h, --help         this help\n";
+    "usage: gpuvet status [-i ID[,ID...]] [-v] [--json] [-l SEC | -lms MS]\n"
+    "       gpuvet status --query FIELD[,FIELD...] [--format csv[,noheader][,nounits]]\n"
+    "                     [-i ID[,ID...]] [--json] [-l SEC | -lms MS]\n"
+    "       gpuvet status --query-compute-apps FIELD[,FIELD...] [--format csv[,...]]\n"
+    "                     [-i ID[,ID...]] [--json] [-l SEC | -lms MS]\n"
+    "\n"
+    "One line per GPU, in 80 columns: temperature, power against the limit, memory,\n"
+    "utilisation and SM clock; -v adds the temperature margin, the PCIe link, ECC\n"
+    "errors and the clock-event reasons. A GPU in MIG mode gets a line of its own.\n"
+    "\n"
+    "options:\n"
+    "  -i, --id ID        only these GPUs: indexes, UUIDs, PCI bus ids (comma-separated)\n"
+    "  -v, --verbose      the wide table: every column\n"
+    "  -j, --json         print JSON (docs/cmd/status.md), a line per period with -l\n"
+    "  --query FIELDS     print these fields, with nvidia-smi's --query-gpu names\n"
+    "                     (also --query-gpu=FIELDS)\n"
+    "  --query-compute-apps FIELDS\n"
+    "                     one row per compute process: pid, process_name,\n"
+    "                     used_memory, gpu_uuid, gpu_bus_id, gpu_name, gpu_serial,\n"
+    "                     timestamp\n"
+    "  --format FMT       csv, with noheader and nounits as nvidia-smi has them\n"
+    "  -l, --loop SEC     print again every SEC seconds until Ctrl-C (exit 130)\n"
+    "  -lms, --loop-ms MS the same every MS milliseconds\n"
+    "  --help-query       list the field names of both queries\n"
+    "  -h, --help         this help\n";
 
 /* ---- signals -------------------------------------------------------------------------------
  * Ctrl-C or SIGTERM: the period being printed is finished, then exit 130. During a probe
@@ -125,8 +126,8 @@ static int parse_loop_sec(const char *arg, int64_t *ms)
 	errno = 0;
 	sec = strtod(arg, &end);
 	if (errno || end == arg || *end || !(sec * 1000 >= 1) || sec * 1000 > (double)LOOP_MAX_MS)
-		return cmd_usage_error(&cmd_status,
-				       "-l takes a number of seconds from 0.001 to 86400, not '%s'", arg);
+		return cmd_usage_error(
+		    &cmd_status, "-l takes a number of seconds from 0.001 to 86400, not '%s'", arg);
 	*ms = (int64_t)(sec * 1000 + 0.5);
 	return 0;
 }
@@ -168,9 +169,9 @@ static int parse_format(const char *arg, struct status_opts *o)
  * are the caller's or listed in *owned (argc entries, NULL where the caller's). */
 static char **rewrite_lms(int argc, char **argv, char ***owned)
 {
-	static const char *const takes_value[] = {"-i", "--id", "--query", "--query-gpu",
-						  "--query-compute-apps", "--format", "-l",
-						  "--loop", "--loop-ms"};
+	static const char *const takes_value[] = {
+	    "-i",       "--id", "--query", "--query-gpu", "--query-compute-apps",
+	    "--format", "-l",   "--loop",  "--loop-ms"};
 	char **args = xcalloc((size_t)argc + 1, sizeof(*args));
 	int i;
 	size_t k;
@@ -249,7 +250,8 @@ static int one_period(struct status_opts *o, struct strbuf *out)
 	else if (o->json)
 		status_json(&sys, o, out);
 	else if (sys.ngpus == 0) {
-		char *v = quote_visible(text_ok(&sys.driver_version) ? sys.driver_version.s : "n/a");
+		char *v =
+		    quote_visible(text_ok(&sys.driver_version) ? sys.driver_version.s : "n/a");
 
 		sb_addf(out, "no NVIDIA GPU found by NVML (driver %s)\n", v);
 		free(v);
@@ -323,18 +325,18 @@ static int run_loop(struct status_opts *o)
 static int run_status(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"id", required_argument, NULL, 'i'},
-		{"json", no_argument, NULL, 'j'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"query", required_argument, NULL, 'q'},
-		{"query-gpu", required_argument, NULL, 'q'},
-		{"query-compute-apps", required_argument, NULL, 'a'},
-		{"format", required_argument, NULL, 'f'},
-		{"loop", required_argument, NULL, 'l'},
-		{"loop-ms", required_argument, NULL, 'L'},
-		{"help-query", no_argument, NULL, 'H'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"id", required_argument, NULL, 'i'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"query", required_argument, NULL, 'q'},
+	    {"query-gpu", required_argument, NULL, 'q'},
+	    {"query-compute-apps", required_argument, NULL, 'a'},
+	    {"format", required_argument, NULL, 'f'},
+	    {"loop", required_argument, NULL, 'l'},
+	    {"loop-ms", required_argument, NULL, 'L'},
+	    {"help-query", no_argument, NULL, 'H'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct status_opts o;
 	struct err e;
@@ -380,7 +382,8 @@ static int run_status(int argc, char **argv)
 	if (rc < 0 && optind < argc)
 		rc = cmd_usage_error(&cmd_status, "unexpected argument '%s'", args[optind]);
 	if (rc < 0 && o.query && o.apps)
-		rc = cmd_usage_error(&cmd_status, "--query and --query-compute-apps cannot be used together");
+		rc = cmd_usage_error(&cmd_status,
+				     "--query and --query-compute-apps cannot be used together");
 	if (rc < 0 && (o.csv || o.noheader || o.nounits) && !o.query && !o.apps)
 		rc = cmd_usage_error(&cmd_status, "--format needs --query or --query-compute-apps");
 	if (rc < 0 && (o.query || o.apps))
@@ -395,8 +398,8 @@ static int run_status(int argc, char **argv)
 }
 
 const struct cmd cmd_status = {
-	.name = "status",
-	.summary = "one line per GPU, or nvidia-smi style --query CSV",
-	.usage = usage,
-	.run = run_status,
+    .name = "status",
+    .summary = "one line per GPU, or nvidia-smi style --query CSV",
+    .usage = usage,
+    .run = run_status,
 };

@@ -15,15 +15,15 @@
 #include "../util/strbuf.h"
 
 struct status_opts {
-	bool json;	 /* --json */
-	bool verbose;	 /* -v: the wide table */
-	const char *ids; /* -i as typed, NULL: every GPU */
-	bool *selected;	 /* per GPU of the probe, from ids */
+	bool json;         /* --json */
+	bool verbose;      /* -v: the wide table */
+	const char *ids;   /* -i as typed, NULL: every GPU */
+	bool *selected;    /* per GPU of the probe, from ids */
 	const char *query; /* --query / --query-gpu */
 	const char *apps;  /* --query-compute-apps */
 	bool csv, noheader, nounits;
 	int64_t loop_ms; /* -l / -lms: the period; 0 runs once */
-	bool header;	 /* this period prints the CSV header (the first one, unless noheader) */
+	bool header;     /* this period prints the CSV header (the first one, unless noheader) */
 };
 
 /* The table: one line per selected GPU, and a MIG line under a GPU in MIG mode (or switching
@@ -38,7 +38,8 @@ int status_query_check(const struct status_opts *o);
 /* The probe flags (gpu/probe.h) the query needs. */
 unsigned status_query_probe(const struct status_opts *o);
 /* The CSV (or JSON) of --query-gpu and of --query-compute-apps, for one period. */
-void status_query_gpu(const struct gpu_system *sys, const struct status_opts *o, struct strbuf *out);
+void status_query_gpu(const struct gpu_system *sys, const struct status_opts *o,
+		      struct strbuf *out);
 void status_query_apps(const struct gpu_system *sys, const struct status_opts *o,
 		       struct strbuf *out);
 /* --help-query: the field names of both queries. */

@@ -53,7 +53,8 @@ static json_t *json_value(const struct field_out *fo, int decimals)
 /* One JSON array per period: indented when run once, one line when looping. */
 static void json_out(json_t *arr, const struct status_opts *o, struct strbuf *out)
 {
-	char *s = json_dumps(arr, JSON_PRESERVE_ORDER | (o->loop_ms ? JSON_COMPACT : JSON_INDENT(2)));
+	char *s =
+	    json_dumps(arr, JSON_PRESERVE_ORDER | (o->loop_ms ? JSON_COMPACT : JSON_INDENT(2)));
 
 	sb_adds(out, s);
 	sb_addc(out, '\n');
@@ -70,7 +71,8 @@ int status_query_check(const struct status_opts *o)
 
 		if (bad) {
 			fprintf(stderr, "gpuvet: error: unknown field '%s'\n", fl.unknown);
-			fputs("gpuvet: hint: 'gpuvet status --help-query' lists the fields\n", stderr);
+			fputs("gpuvet: hint: 'gpuvet status --help-query' lists the fields\n",
+			      stderr);
 		}
 		field_list_free(&fl);
 		if (bad)
@@ -84,8 +86,10 @@ int status_query_check(const struct status_opts *o)
 		size_t n = al.n;
 
 		if (bad) {
-			fprintf(stderr, "gpuvet: error: unknown compute-apps field '%s'\n", al.unknown);
-			fputs("gpuvet: hint: 'gpuvet status --help-query' lists the fields\n", stderr);
+			fprintf(stderr, "gpuvet: error: unknown compute-apps field '%s'\n",
+				al.unknown);
+			fputs("gpuvet: hint: 'gpuvet status --help-query' lists the fields\n",
+			      stderr);
 		}
 		app_field_list_free(&al);
 		if (bad)
@@ -169,7 +173,8 @@ void status_query_gpu(const struct gpu_system *sys, const struct status_opts *o,
 				struct field_out fo;
 
 				field_get(fl.v[i], sys, &sys->gpus[gi], &fo);
-				json_object_set_new(obj, fl.names[i], json_value(&fo, fl.v[i]->decimals));
+				json_object_set_new(obj, fl.names[i],
+						    json_value(&fo, fl.v[i]->decimals));
 			}
 			json_array_append_new(arr, obj);
 		}

@@ -64,8 +64,8 @@ static void gpu_bus(const struct gpu *g, char *out, size_t n)
  * was not read: the table's light probe reads only that one). */
 static void gpu_power(const struct gpu *g, char *out, size_t n)
 {
-	const struct num *lim = num_ok(&g->st.power_enforced_mw) ? &g->st.power_enforced_mw
-								  : &g->st.power_limit_mw;
+	const struct num *lim =
+	    num_ok(&g->st.power_enforced_mw) ? &g->st.power_enforced_mw : &g->st.power_limit_mw;
 	char a[24], b[24];
 
 	if (num_ok(&g->s.power_mw))
@@ -189,12 +189,13 @@ void status_table(const struct gpu_system *sys, const struct status_opts *o, str
 
 	if (o->verbose)
 		sb_addf(out, "%s%-3s %-18s %-12s %-9s %-11s %-15s %5s %8s %-9s %4s  %s%s\n",
-			c_bold(), "GPU", "NAME", "BUS ID", "TEMP/MRG", "POWER", "MEMORY GiB", "UTIL",
-			"SM CLK", "PCIE", "ECC", "CLOCK EVENTS", c_reset());
+			c_bold(), "GPU", "NAME", "BUS ID", "TEMP/MRG", "POWER", "MEMORY GiB",
+			"UTIL", "SM CLK", "PCIE", "ECC", "CLOCK EVENTS", c_reset());
 	else
 		/* 74 columns with the widest values seen (a 4-digit power limit, 3-digit GiB) */
-		sb_addf(out, "%s%-3s %-16s %-12s %4s %10s %11s %4s %7s%s\n", c_bold(), "GPU", "NAME",
-			"BUS ID", "TEMP", "POWER", "MEMORY GiB", "UTIL", "SM CLK", c_reset());
+		sb_addf(out, "%s%-3s %-16s %-12s %4s %10s %11s %4s %7s%s\n", c_bold(), "GPU",
+			"NAME", "BUS ID", "TEMP", "POWER", "MEMORY GiB", "UTIL", "SM CLK",
+			c_reset());
 	for (gi = 0; gi < sys->ngpus; gi++) {
 		const struct gpu *g = &sys->gpus[gi];
 		char name[19], bus[16], temp[24], power[48], mem[48], util[24], clk[24];
@@ -217,7 +218,8 @@ void status_table(const struct gpu_system *sys, const struct status_opts *o, str
 			gpu_ecc(g, ecc, sizeof(ecc));
 			gpu_events(g, events, sizeof(events));
 			sb_addf(out, "%3u %-18s %-12s %-9s %-11s %-15s %5s %8s %-9s %4s  %s\n",
-				g->index, name, bus, temp, power, mem, util, clk, pcie, ecc, events);
+				g->index, name, bus, temp, power, mem, util, clk, pcie, ecc,
+				events);
 		} else {
 			num_unit(&g->s.temp_c, "C", temp, sizeof(temp));
 			sb_addf(out, "%3u %-16s %-12s %4s %10s %11s %4s %7s\n", g->index, name, bus,
@@ -238,9 +240,10 @@ void status_json(const struct gpu_system *sys, const struct status_opts *o, stru
 	if (text_ok(&sys->driver_version))
 		json_object_set_new(root, "driver_version", json_string(sys->driver_version.s));
 	if (num_ok(&sys->cuda_driver_version))
-		json_object_set_new(root, "cuda_driver_version",
-				    json_sprintf("%lld.%lld", (long long)sys->cuda_driver_version.v / 1000,
-						 (long long)(sys->cuda_driver_version.v % 1000) / 10));
+		json_object_set_new(
+		    root, "cuda_driver_version",
+		    json_sprintf("%lld.%lld", (long long)sys->cuda_driver_version.v / 1000,
+				 (long long)(sys->cuda_driver_version.v % 1000) / 10));
 	json_object_set_new(root, "nvml_library", json_string(sys->nvml_lib.path));
 	json_object_set_new(root, "gpu_count", json_integer(sys->ngpus));
 	for (gi = 0; gi < sys->ngpus; gi++) {
@@ -270,10 +273,10 @@ void status_json(const struct gpu_system *sys, const struct status_opts *o, stru
 			} else if (fo.st == VAL_ERR) {
 				char eb[96];
 
-				json_object_set_new(errs, f->key,
-						    json_sprintf("%s: %s", fo.call ? fo.call : "?",
-								 field_error_text(fo.lib, fo.rc, eb,
-										  sizeof(eb))));
+				json_object_set_new(
+				    errs, f->key,
+				    json_sprintf("%s: %s", fo.call ? fo.call : "?",
+						 field_error_text(fo.lib, fo.rc, eb, sizeof(eb))));
 			}
 		}
 		if (num_ok(&g->s.clock_events)) {
@@ -282,7 +285,8 @@ void status_json(const struct gpu_system *sys, const struct status_opts *o, stru
 
 			gpu_clock_events_str((uint64_t)g->s.clock_events.v, true, reasons,
 					     sizeof(reasons));
-			for (tok = strtok_r(reasons, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+			for (tok = strtok_r(reasons, ",", &save); tok;
+			     tok = strtok_r(NULL, ",", &save))
 				json_array_append_new(arr, json_string(str_trim(tok)));
 			json_object_set_new(obj, "clock_event_reasons", arr);
 		}
