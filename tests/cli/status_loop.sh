@@ -50,13 +50,13 @@ expect_exit "-i -lms is an id, not the loop" 4 "$GPUVET" --replay "$BASE" status
 expect_grep "-i -lms: the id is refused" "lms" "$TMP/err"
 
 # the table: one table per period
-run_for 1.2 INT "$GPUVET" --replay "$BASE" status -lms 200
+run_for 1.6 INT "$GPUVET" --replay "$BASE" status -lms 200
 expect_rc "table loop: Ctrl-C exits 130" 130
 n=$(grep -c '^GPU ' "$TMP/out")
 if [ "$n" -ge 3 ]; then pass "table loop: a table per period"; else fail "table loop: a table per period" "$n headers"; fi
 
 # JSON: one document per line, each complete
-run_for 1.2 INT "$GPUVET" --replay "$BASE" status --json -lms 200
+run_for 1.6 INT "$GPUVET" --replay "$BASE" status --json -lms 200
 expect_rc "json loop: Ctrl-C exits 130" 130
 n=$(wc -l <"$TMP/out")
 if [ "$n" -ge 3 ] && jq -e -s 'length >= 3 and all(.[]; .gpu_count == 2 and (.gpus | length) == 2)' "$TMP/out" >/dev/null 2>&1 &&
