@@ -1,455 +1,232 @@
 /*
- * status.c: `gpuvet status`, one line per GPU, or nvidia-smi style CSV with --query.
+ * status.c: `gpuvet status`, a table of the GPUs, nvidia-smi style CSV with --query and
+ * --query-compute-apps, or JSON; once, or every period with -l SEC / -lms MS as nvidia-smi's
+ * loop does. This file holds the options, the loop, signals and the exit code; the table and
+ * the JSON document are status_table.c, the queries status_query.c (status_int.h).
  *
- * Reads NVML only (no CUDA, no host facts), so it answers in the time of one nvmlInit.
- * The field names of --query are nvidia-smi's --query-gpu names (gpu/fields.c), so a script
- * can swap `nvidia-smi --query-gpu=A,B --format=csv` for `gpuvet status --query A,B
- * --format csv`. Output for unreadable values: "n/a" for people, "[N/A]" in CSV (as
- * nvidia-smi), absent in JSON.
+ * Reads NVML only, and of it only what the output needs (a query of a slow field pays for that
+ * field alone), so it answers in the time of one nvmlInit. Each period is a fresh one-shot
+ * probe under the watchdog: a call that hangs ends the loop with exit 5 rather than freezing
+ * it. Output for unreadable values: "n/a" for people, "[N/A]" in CSV (as nvidia-smi), absent
+ * or null in JSON.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
-#include <jansson.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "../gpu/fields.h"
 #include "../gpu/libcheck.h"
 #include "../gpu/probe.h"
 #include "../gpu/select.h"
-#include "../gpu/tier.h"
 #include "../util/quote.h"
-#include "../util/strbuf.h"
-#include "../util/term.h"
 #include "../util/util.h"
 #include "cmd.h"
+#include "status_int.h"
 
 static const char usage[] =
-	"usage: gpuvet status [-i ID[,ID...]] [--json]\n"
-	"       gpuvet status --query FIELD[,FIELD...] [--format csv[,noheader][,nounits]]\n"
-	"\n"
-	"One line per GPU: temperature and its margin to the slowdown limit, power against the\n"
-	"limit, memory, utilisation, SM clock, PCIe link, uncorrected ECC errors and the active\n"
-	"clock-event reasons.\n"
-	"\n"
-	"options:\n"
-	"  -i, --id ID        only these GPUs: index, UUID or PCI bus id (comma-separated)\n"
-	"  -j, --json         print JSON (docs/cmd/status.md)\n"
-	"  --query FIELDS     print these fields; nvidia-smi's --query-gpu names are accepted\n"
-	"                     (also --query-gpu=FIELDS)\n"
-	"  --format FMT       csv, with noheader and nounits as nvidia-smi has them\n"
-	"  --help-query       list the field names\n"
-	"  -h, --help         this help\n";
+    "usage: gpuvet status [-i ID[,ID...]] [-v] [--json] [-l SEC | -lms MS]\n"
+    "       gpuvet status --query FIELD[,FIELD...] [--format csv[,noheader][,nounits]]\n"
+    "                     [-i ID[,ID...]] [--json] [-l SEC | -lms MS]\n"
+    "       gpuvet status --query-compute-apps FIELD[,FIELD...] [--format csv[,...]]\n"
+    "                     [-i ID[,ID...]] [--json] [-l SEC | -lms MS]\n"
+    "\n"
+    "One line per GPU, in 80 columns: temperature, power against the limit, memory,\n"
+    "utilisation and SM clock; -v adds the temperature margin, the PCIe link, ECC\n"
+    "errors and the clock-event reasons. A GPU in MIG mode gets a line of its own.\n"
+    "\n"
+    "options:\n"
+    "  -i, --id ID        only these GPUs: indexes, UUIDs, PCI bus ids (comma-separated)\n"
+    "  -v, --verbose      the wide table: every column\n"
+    "  -j, --json         print JSON (docs/cmd/status.md), a line per period with -l\n"
+    "  --query FIELDS     print these fields, with nvidia-smi's --query-gpu names\n"
+    "                     (also --query-gpu=FIELDS)\n"
+    "  --query-compute-apps FIELDS\n"
+    "                     one row per compute process: pid, process_name,\n"
+    "                     used_memory, gpu_uuid, gpu_bus_id, gpu_name, gpu_serial,\n"
+    "                     timestamp\n"
+    "  --format FMT       csv, with noheader and nounits as nvidia-smi has them\n"
+    "  -l, --loop SEC     print again every SEC seconds until Ctrl-C (exit 130)\n"
+    "  -lms, --loop-ms MS the same every MS milliseconds\n"
+    "  --help-query       list the field names of both queries\n"
+    "  -h, --help         this help\n";
 
-struct status_opts {
-	bool json;
-	const char *ids;    /* -i as typed, NULL: every GPU */
-	bool *selected;	    /* per GPU of the probe, from ids */
-	const char *query;
-	bool csv, noheader, nounits;
-};
+/* ---- signals -------------------------------------------------------------------------------
+ * Ctrl-C or SIGTERM: the period being printed is finished, then exit 130. During a probe
+ * nothing of the period has been printed yet and a driver call may take long (the watchdog
+ * waits 20 s), so a signal then ends the process at once; nothing needs cleaning up (a replay
+ * lives in memory, and a one-shot probe leaves NVML to process exit anyway). SIGPIPE is
+ * ignored so that a reader that goes away is a write error, seen once per period (exit 141).
+ */
+static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t probing;
+static int wake_pipe[2] = {-1, -1};
 
-static void csv_value(struct strbuf *sb, const struct field *f, const struct field_out *o,
-		      bool nounits)
+static void on_stop(int sig)
 {
-	char eb[96];
+	char c = 0;
 
-	if (o->st == VAL_OK) {
-		quote_visible_add(sb, o->text); /* names and versions come from the driver */
-		if (f->unit && !nounits)
-			sb_addf(sb, " %s", f->unit);
-	} else if (o->st == VAL_ERR) {
-		sb_addf(sb, "[%s]", field_error_text(o->lib, o->rc, eb, sizeof(eb)));
-	} else {
-		sb_adds(sb, "[N/A]");
+	stop_signal = sig;
+	if (probing)
+		_exit(EXIT_INTERRUPTED);
+	/* wake the sleep between periods, whichever thread took the signal */
+	if (wake_pipe[1] >= 0 && write(wake_pipe[1], &c, 1) < 0) {
+		/* the pipe is full: the sleeper has been woken already */
 	}
 }
 
-/* Is f filled by the status table's probe (PROBE_BRIEF | PROBE_TABLE | PROBE_ECC)? On the
- * H200s the first call of each other query costs 1-4 ms per GPU, so a --query of only these
- * readings costs what the table costs, not what the full probe does. */
-static bool table_reading(const struct field *f)
+static void catch_signals(void)
 {
-	const struct tier_member *m;
+	struct sigaction sa;
 
-	switch (f->kind) {
-	case FK_INDEX:
-	case FK_TIMESTAMP:
-	case FK_SYS_TEXT:
-	case FK_SYS_NUM: return true; /* NVML's session and the clock */
-	case FK_CC: return false;
-	default: break;
-	}
-	m = tier_find(f->off);
-	return m && m->table;
+	if (wake_pipe[0] < 0 && pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
+		wake_pipe[0] = wake_pipe[1] = -1; /* then the sleep polls the flag instead */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
 }
 
-/* The probe a --query needs: the table's when every field is one of its readings. */
-static unsigned query_probe(const char *query)
+/* Sleep until the monotonic time deadline_ns; false when a signal asked to stop. */
+static bool sleep_until(int64_t deadline_ns)
 {
-	struct field_list fl;
-	unsigned flags = PROBE_NVML | PROBE_BRIEF | PROBE_TABLE | PROBE_ECC;
-	size_t i;
+	while (!stop_signal) {
+		int64_t left_ms = (deadline_ns - now_ns() + 999999) / 1000000;
+		struct pollfd pfd = {wake_pipe[0], POLLIN, 0};
 
-	/* an unknown field takes the full probe; run_query then reports it */
-	if (field_list_parse(query, &fl) != 0)
-		flags = PROBE_NVML | PROBE_STATIC | PROBE_SAMPLE;
-	for (i = 0; i < fl.n; i++)
-		if (!table_reading(fl.v[i]))
-			flags = PROBE_NVML | PROBE_STATIC | PROBE_SAMPLE;
-	field_list_free(&fl);
-	return flags;
+		if (left_ms <= 0)
+			return true;
+		if (wake_pipe[0] < 0 && left_ms > 100)
+			left_ms = 100;
+		/* EINTR or a byte in the pipe: the loop looks at the flag */
+		poll(&pfd, wake_pipe[0] >= 0 ? 1 : 0, left_ms > INT_MAX ? INT_MAX : (int)left_ms);
+	}
+	return false;
 }
 
-static int run_query(const struct gpu_system *sys, const struct status_opts *o)
+/* ---- options ------------------------------------------------------------------------------- */
+
+/* The longest period: a day (a longer one is almost surely a typo, and would overflow). */
+#define LOOP_MAX_MS (24LL * 3600 * 1000)
+
+/* -l SEC: seconds as nvidia-smi takes them, fractions allowed. */
+static int parse_loop_sec(const char *arg, int64_t *ms)
 {
-	struct field_list fl;
-	const struct field **list;
-	const char **names;
-	size_t n, i;
-	struct strbuf sb;
-	unsigned gi;
-	int rc = EXIT_OK;
+	char *end = NULL;
+	double sec;
 
-	if (field_list_parse(o->query, &fl) != 0) {
-		fprintf(stderr, "gpuvet: error: unknown field '%s'\n", fl.unknown);
-		fputs("gpuvet: hint: 'gpuvet status --help-query' lists the fields\n", stderr);
-		field_list_free(&fl);
-		return EXIT_USAGE;
+	errno = 0;
+	sec = strtod(arg, &end);
+	if (errno || end == arg || *end || !(sec * 1000 >= 1) || sec * 1000 > (double)LOOP_MAX_MS)
+		return cmd_usage_error(
+		    &cmd_status, "-l takes a number of seconds from 0.001 to 86400, not '%s'", arg);
+	*ms = (int64_t)(sec * 1000 + 0.5);
+	return 0;
+}
+
+static int parse_loop_ms(const char *arg, int64_t *ms)
+{
+	int64_t v;
+
+	if (parse_i64(arg, &v) != 0 || v < 1 || v > LOOP_MAX_MS)
+		return cmd_usage_error(&cmd_status,
+				       "-lms takes milliseconds from 1 to 86400000, not '%s'", arg);
+	*ms = v;
+	return 0;
+}
+
+static int parse_format(const char *arg, struct status_opts *o)
+{
+	char *copy = xstrdup(arg), *tok, *save = NULL;
+	int rc = 0;
+
+	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+		str_trim(tok);
+		if (strcmp(tok, "csv") == 0)
+			o->csv = true;
+		else if (strcmp(tok, "noheader") == 0)
+			o->noheader = true;
+		else if (strcmp(tok, "nounits") == 0)
+			o->nounits = true;
+		else
+			rc = cmd_usage_error(&cmd_status, "unknown --format option '%s'", tok);
 	}
-	if (!fl.n) {
-		field_list_free(&fl);
-		return cmd_usage_error(&cmd_status, "--query needs at least one field");
-	}
-	list = fl.v;
-	names = fl.names;
-	n = fl.n;
-	sb_init(&sb);
-	if (o->json) {
-		json_t *arr = json_array();
-
-		for (gi = 0; gi < sys->ngpus; gi++) {
-			json_t *obj;
-
-			if (!o->selected[gi])
-				continue;
-			obj = json_object();
-			for (i = 0; i < n; i++) {
-				struct field_out fo;
-
-				field_get(list[i], sys, &sys->gpus[gi], &fo);
-				if (fo.st != VAL_OK)
-					json_object_set_new(obj, names[i], json_null());
-				else if (fo.is_text)
-					json_object_set_new(obj, names[i], json_string(fo.text));
-				else if (list[i]->decimals)
-					json_object_set_new(obj, names[i], json_real(fo.num));
-				else
-					json_object_set_new(obj, names[i], json_integer((json_int_t)fo.num));
-			}
-			json_array_append_new(arr, obj);
-		}
-		{
-			char *s = json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-
-			puts(s);
-			free(s);
-		}
-		json_decref(arr);
-		goto out;
-	}
-	if (!o->noheader) {
-		for (i = 0; i < n; i++) {
-			sb_addf(&sb, "%s%s", i ? ", " : "", names[i]);
-			if (list[i]->unit && !o->nounits)
-				sb_addf(&sb, " [%s]", list[i]->unit);
-		}
-		sb_addc(&sb, '\n');
-	}
-	for (gi = 0; gi < sys->ngpus; gi++) {
-		if (!o->selected[gi])
-			continue;
-		for (i = 0; i < n; i++) {
-			struct field_out fo;
-
-			field_get(list[i], sys, &sys->gpus[gi], &fo);
-			if (i)
-				sb_adds(&sb, ", ");
-			csv_value(&sb, list[i], &fo, o->nounits);
-		}
-		sb_addc(&sb, '\n');
-	}
-	fputs(sb.buf, stdout);
-out:
-	sb_release(&sb);
-	field_list_free(&fl);
+	free(copy);
 	return rc;
 }
 
-static void json_status(const struct gpu_system *sys, const struct status_opts *o)
+/* nvidia-smi spells the millisecond loop "-lms", one dash and three letters, which getopt
+ * would read as -l with the value "ms". A copy of argv names it --loop-ms instead (also
+ * "-lms=MS"), except where the word is the value of the option before it. The copy's strings
+ * are the caller's or listed in *owned (argc entries, NULL where the caller's). */
+static char **rewrite_lms(int argc, char **argv, char ***owned)
 {
-	json_t *root = json_object(), *gpus = json_array();
-	size_t nf, i;
-	const struct field *fl = field_all(&nf);
-	unsigned gi;
-	char *s;
+	static const char *const takes_value[] = {
+	    "-i",       "--id", "--query", "--query-gpu", "--query-compute-apps",
+	    "--format", "-l",   "--loop",  "--loop-ms"};
+	char **args = xcalloc((size_t)argc + 1, sizeof(*args));
+	int i;
+	size_t k;
 
-	if (text_ok(&sys->driver_version))
-		json_object_set_new(root, "driver_version", json_string(sys->driver_version.s));
-	if (num_ok(&sys->cuda_driver_version))
-		json_object_set_new(root, "cuda_driver_version",
-				    json_sprintf("%lld.%lld", (long long)sys->cuda_driver_version.v / 1000,
-						 (long long)(sys->cuda_driver_version.v % 1000) / 10));
-	json_object_set_new(root, "nvml_library", json_string(sys->nvml_lib.path));
-	json_object_set_new(root, "gpu_count", json_integer(sys->ngpus));
-	for (gi = 0; gi < sys->ngpus; gi++) {
-		const struct gpu *g = &sys->gpus[gi];
-		json_t *obj, *errs;
-		char reasons[160];
+	*owned = xcalloc((size_t)argc + 1, sizeof(**owned));
+	for (i = 0; i < argc; i++) {
+		bool is_value = false;
 
-		if (!o->selected[gi])
+		args[i] = argv[i];
+		if (strcmp(argv[i], "--") == 0) {
+			for (i++; i < argc; i++)
+				args[i] = argv[i];
+			break;
+		}
+		for (k = 0; i > 1 && k < ARRAY_SIZE(takes_value); k++)
+			if (strcmp(argv[i - 1], takes_value[k]) == 0)
+				is_value = true;
+		if (is_value)
 			continue;
-		obj = json_object();
-		errs = json_object();
-		for (i = 0; i < nf; i++) {
-			struct field_out fo;
-			const struct field *f = &fl[i];
-
-			if (!f->key || f->kind == FK_SYS_TEXT || f->kind == FK_SYS_NUM ||
-			    f->kind == FK_TIMESTAMP)
-				continue;
-			field_get(f, sys, g, &fo);
-			if (fo.st == VAL_OK) {
-				if (f->kind == FK_NUM || f->kind == FK_INDEX)
-					json_object_set_new(obj, f->key, json_integer(fo.raw));
-				else if (f->kind == FK_ENABLED || f->kind == FK_YESNO)
-					json_object_set_new(obj, f->key, json_boolean(fo.raw));
-				else if (f->kind == FK_HEX)
-					json_object_set_new(obj, f->key, json_integer(fo.raw));
-				else
-					json_object_set_new(obj, f->key, json_string(fo.text));
-			} else if (fo.st == VAL_ERR) {
-				char eb[96];
-
-				json_object_set_new(errs, f->key,
-						    json_sprintf("%s: %s", fo.call ? fo.call : "?",
-								 field_error_text(fo.lib, fo.rc, eb,
-										  sizeof(eb))));
-			}
-		}
-		if (num_ok(&g->s.clock_events)) {
-			json_t *arr = json_array();
-			char *tok, *save = NULL;
-
-			gpu_clock_events_str((uint64_t)g->s.clock_events.v, true, reasons,
-					     sizeof(reasons));
-			for (tok = strtok_r(reasons, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-				json_array_append_new(arr, json_string(str_trim(tok)));
-			json_object_set_new(obj, "clock_event_reasons", arr);
-		}
-		json_object_set_new(obj, "lost", json_boolean(g->s.lost));
-		if (json_object_size(errs))
-			json_object_set_new(obj, "errors", errs);
-		else
-			json_decref(errs);
-		json_array_append_new(gpus, obj);
+		if (strcmp(argv[i], "-lms") == 0)
+			args[i] = (char *)"--loop-ms";
+		else if (str_starts(argv[i], "-lms="))
+			args[i] = (*owned)[i] = xasprintf("--loop-ms=%s", argv[i] + 5);
 	}
-	json_object_set_new(root, "gpus", gpus);
-	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	puts(s);
-	free(s);
-	json_decref(root);
+	return args;
 }
 
-static void human_bytes_gib(char *out, size_t n, int64_t bytes)
+/* ---- one period ---------------------------------------------------------------------------- */
+
+static unsigned probe_flags(const struct status_opts *o)
 {
-	str_fmt(out, n, "%.1f", (double)bytes / (1024.0 * 1024 * 1024));
+	if (o->query || o->apps)
+		return status_query_probe(o);
+	/* JSON has every field (the process count is two cheap calls); the table needs only
+	 * the brief static facts and its own readings */
+	if (o->json)
+		return PROBE_NVML | PROBE_STATIC | PROBE_SAMPLE | PROBE_PROCS;
+	return PROBE_NVML | PROBE_BRIEF | PROBE_TABLE | PROBE_ECC;
 }
 
-static void human_status(const struct gpu_system *sys, const struct status_opts *o)
+/* Probe, select and format one period into out. Returns EXIT_OK, EXIT_FAIL when a selected
+ * GPU is lost (it is still shown), or the error's code once it has been reported. */
+static int one_period(struct status_opts *o, struct strbuf *out)
 {
-	unsigned gi;
-
-	printf("%s%-3s %-18s %-12s %-9s %-11s %-15s %5s %8s %-9s %4s  %s%s\n", c_bold(), "GPU", "NAME",
-	       "BUS ID", "TEMP/MRG", "POWER", "MEMORY GiB", "UTIL", "SM CLK", "PCIE", "ECC",
-	       "CLOCK EVENTS", c_reset());
-	for (gi = 0; gi < sys->ngpus; gi++) {
-		const struct gpu *g = &sys->gpus[gi];
-		const struct gpu_static *st = &g->st;
-		const struct gpu_sample *s = &g->s;
-		char name[19], bus[16], temp[16], power[24], mem[32], util[8], clk[16], pcie[24],
-			ecc[16], events[160], a[16], b[16];
-
-		if (!o->selected[gi])
-			continue;
-		if (s->lost || (!text_ok(&st->name) && st->name.st == VAL_ERR)) {
-			char eb[96];
-
-			printf("%3u %s%s%s\n", g->index, c_red(),
-			       s->lost ? "GPU is lost: it stopped answering (see 'gpuvet doctor')"
-				       : field_error_text(LIB_NVML, st->name.rc, eb, sizeof(eb)),
-			       c_reset());
-			continue;
-		}
-		/* what the driver says is shown with its control bytes escaped */
-		if (text_ok(&st->name)) {
-			char *v = quote_visible(st->name.s);
-
-			str_copy(name, v, sizeof(name));
-			free(v);
-		} else {
-			str_copy(name, "n/a", sizeof(name));
-		}
-		if (text_ok(&st->bus_id)) {
-			char *v = quote_visible(st->bus_id.s);
-
-			str_copy(bus, strlen(v) > 12 ? v + strlen(v) - 12 : v, sizeof(bus));
-			free(v);
-		} else {
-			str_copy(bus, "n/a", sizeof(bus));
-		}
-		str_fmt(temp, sizeof(temp), "%s/%s",
-			num_ok(&s->temp_c) ? (str_fmt(a, sizeof(a), "%lldC", (long long)s->temp_c.v), a)
-					   : "n/a",
-			num_ok(&s->temp_margin_c)
-				? (str_fmt(b, sizeof(b), "%lldC", (long long)s->temp_margin_c.v), b)
-				: "n/a");
-		str_fmt(power, sizeof(power), "%s/%sW",
-			num_ok(&s->power_mw) ? (str_fmt(a, sizeof(a), "%lld", (long long)(s->power_mw.v + 500) / 1000), a)
-					     : "n/a",
-			/* the table reads the current limit; JSON also has the enforced one */
-			num_ok(&st->power_enforced_mw)
-				? (str_fmt(b, sizeof(b), "%lld", (long long)(st->power_enforced_mw.v + 500) / 1000), b)
-			: num_ok(&st->power_limit_mw)
-				? (str_fmt(b, sizeof(b), "%lld", (long long)(st->power_limit_mw.v + 500) / 1000), b)
-				: "n/a");
-		if (num_ok(&s->mem_used_bytes) && num_ok(&st->mem_total_bytes)) {
-			human_bytes_gib(a, sizeof(a), s->mem_used_bytes.v);
-			human_bytes_gib(b, sizeof(b), st->mem_total_bytes.v);
-			str_fmt(mem, sizeof(mem), "%s/%s", a, b);
-		} else {
-			str_copy(mem, "n/a", sizeof(mem));
-		}
-		if (num_ok(&s->util_gpu_pct))
-			str_fmt(util, sizeof(util), "%lld%%", (long long)s->util_gpu_pct.v);
-		else
-			str_copy(util, "n/a", sizeof(util));
-		if (num_ok(&s->clock_sm_mhz))
-			str_fmt(clk, sizeof(clk), "%lldMHz", (long long)s->clock_sm_mhz.v);
-		else
-			str_copy(clk, "n/a", sizeof(clk));
-		if (num_ok(&s->pcie_gen) && num_ok(&s->pcie_width)) {
-			str_fmt(pcie, sizeof(pcie), "%lldx%lld", (long long)s->pcie_gen.v,
-				(long long)s->pcie_width.v);
-			if (num_ok(&st->pcie_gen_max) && num_ok(&st->pcie_width_max) &&
-			    (s->pcie_gen.v < st->pcie_gen_max.v || s->pcie_width.v < st->pcie_width_max.v)) {
-				str_fmt(a, sizeof(a), "/%lldx%lld", (long long)st->pcie_gen_max.v,
-					(long long)st->pcie_width_max.v);
-				str_append(pcie, a, sizeof(pcie));
-			}
-		} else {
-			str_copy(pcie, "n/a", sizeof(pcie));
-		}
-		if (num_ok(&s->ecc_vol_uncorrected) && num_ok(&st->ecc_current) && st->ecc_current.v)
-			str_fmt(ecc, sizeof(ecc), "%lld", (long long)s->ecc_vol_uncorrected.v);
-		else if (num_ok(&st->ecc_current) && !st->ecc_current.v)
-			str_copy(ecc, "off", sizeof(ecc));
-		else
-			str_copy(ecc, "n/a", sizeof(ecc));
-		if (num_ok(&s->clock_events)) {
-			gpu_clock_events_str((uint64_t)s->clock_events.v, true, events, sizeof(events));
-			if (!events[0])
-				str_copy(events, "none", sizeof(events));
-		} else {
-			str_copy(events, "n/a", sizeof(events));
-		}
-		printf("%3u %-18s %-12s %-9s %-11s %-15s %5s %8s %-9s %4s  %s\n", g->index, name, bus,
-		       temp, power, mem, util, clk, pcie, ecc, events);
-	}
-}
-
-static int list_fields(void)
-{
-	size_t n, i;
-	const struct field *f = field_all(&n);
-
-	printf("%-55s %-24s %s\n", "NVIDIA-SMI NAME", "GPUVET KEY", "UNIT");
-	for (i = 0; i < n; i++)
-		printf("%-55s %-24s %s\n", f[i].smi ? f[i].smi : "-", f[i].key ? f[i].key : "-",
-		       f[i].unit ? f[i].unit : "");
-	return EXIT_OK;
-}
-
-static int run_status(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{"id", required_argument, NULL, 'i'},
-		{"json", no_argument, NULL, 'j'},
-		{"query", required_argument, NULL, 'q'},
-		{"query-gpu", required_argument, NULL, 'q'},
-		{"format", required_argument, NULL, 'f'},
-		{"help-query", no_argument, NULL, 'H'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	struct status_opts o;
 	struct gpu_system sys;
 	struct err e;
-	int opt, rc;
+	unsigned i;
+	int rc = EXIT_OK;
 
-	memset(&o, 0, sizeof(o));
 	memset(&sys, 0, sizeof(sys));
 	err_clear(&e);
-	while ((opt = cmd_getopt(&cmd_status, argc, argv, "i:jh", opts)) != -1) {
-		switch (opt) {
-		case 'i':
-			/* a malformed list is a usage error before NVML is asked */
-			if (select_parse(optarg, NULL, &e) != 0)
-				return cmd_report_error(&e);
-			o.ids = optarg;
-			break;
-		case 'j': o.json = true; break;
-		case 'q': o.query = optarg; break;
-		case 'f': {
-			char *copy = xstrdup(optarg), *tok, *save = NULL;
-
-			for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-				str_trim(tok);
-				if (strcmp(tok, "csv") == 0)
-					o.csv = true;
-				else if (strcmp(tok, "noheader") == 0)
-					o.noheader = true;
-				else if (strcmp(tok, "nounits") == 0)
-					o.nounits = true;
-				else {
-					int urc = cmd_usage_error(&cmd_status,
-								 "unknown --format option '%s'", tok);
-
-					free(copy);
-					return urc;
-				}
-			}
-			free(copy);
-			break;
-		}
-		case 'H': return list_fields();
-		case 'h': cmd_print_usage(&cmd_status); return EXIT_OK;
-		default: return EXIT_USAGE; /* cmd_getopt said which option */
-		}
-	}
-	if (optind < argc)
-		return cmd_usage_error(&cmd_status, "unexpected argument '%s'", argv[optind]);
-	if ((o.csv || o.noheader || o.nounits) && !o.query)
-		return cmd_usage_error(&cmd_status, "--format needs --query");
-	/* the table needs only the brief static facts, and so does a --query of its readings;
-	 * JSON shows every field */
-	if (probe_run(&sys,
-		      o.query  ? query_probe(o.query)
-		      : o.json ? PROBE_NVML | PROBE_STATIC | PROBE_SAMPLE
-			       : PROBE_NVML | PROBE_BRIEF | PROBE_TABLE | PROBE_ECC,
-		      &e) != 0) {
+	probing = 1;
+	if (stop_signal)
+		_exit(EXIT_INTERRUPTED); /* a signal between the flag and the probe */
+	if (probe_run(&sys, probe_flags(o), &e) != 0) {
 		if (sys.hung) {
 			/* the driver is unavailable, and the stuck call may never return */
 			e.code = EXIT_UNAVAILABLE;
@@ -457,43 +234,172 @@ static int run_status(int argc, char **argv)
 			fflush(stdout);
 			_exit(cmd_report_error(&e));
 		}
+		probing = 0;
 		return cmd_report_error(&e);
 	}
-	o.selected = xcalloc(sys.ngpus ? sys.ngpus : 1, sizeof(*o.selected));
-	if (libcheck_nvml(&sys, &e) != 0 || select_system(o.ids, &sys, o.selected, &e) != 0) {
+	probing = 0;
+	o->selected = xcalloc(sys.ngpus ? sys.ngpus : 1, sizeof(*o->selected));
+	if (libcheck_nvml(&sys, &e) != 0 || select_system(o->ids, &sys, o->selected, &e) != 0) {
 		rc = cmd_report_error(&e);
 		goto out;
 	}
-	rc = EXIT_OK;
-	if (o.query)
-		rc = run_query(&sys, &o);
-	else if (o.json)
-		json_status(&sys, &o);
+	if (o->query)
+		status_query_gpu(&sys, o, out);
+	else if (o->apps)
+		status_query_apps(&sys, o, out);
+	else if (o->json)
+		status_json(&sys, o, out);
 	else if (sys.ngpus == 0) {
-		char *v = quote_visible(text_ok(&sys.driver_version) ? sys.driver_version.s : "n/a");
+		char *v =
+		    quote_visible(text_ok(&sys.driver_version) ? sys.driver_version.s : "n/a");
 
-		printf("no NVIDIA GPU found by NVML (driver %s)\n", v);
+		sb_addf(out, "no NVIDIA GPU found by NVML (driver %s)\n", v);
 		free(v);
-	}
-	else
-		human_status(&sys, &o);
+	} else
+		status_table(&sys, o, out);
 	/* every GPU is shown, but a script reading only the exit code must see a lost one */
-	if (rc == EXIT_OK) {
-		unsigned i;
-
-		for (i = 0; i < sys.ngpus; i++)
-			if (o.selected[i] && sys.gpus[i].s.lost)
-				rc = EXIT_FAIL;
-	}
+	for (i = 0; i < sys.ngpus; i++)
+		if (o->selected[i] && sys.gpus[i].s.lost)
+			rc = EXIT_FAIL;
 out:
-	free(o.selected);
+	free(o->selected);
+	o->selected = NULL;
 	gpu_system_free(&sys);
 	return rc;
 }
 
+/* Write one period's output; EXIT_PIPE when the reader went away. */
+static int write_out(const struct strbuf *sb)
+{
+	if (sb->len)
+		fwrite(sb->buf, 1, sb->len, stdout);
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return EXIT_OK;
+	if (errno == EPIPE)
+		return EXIT_PIPE; /* quietly, as a process killed by SIGPIPE */
+	fprintf(stderr, "gpuvet: error: cannot write the output: %s\n", strerror(errno));
+	return EXIT_ERROR;
+}
+
+static int run_loop(struct status_opts *o)
+{
+	struct strbuf sb;
+	int64_t next = now_ns();
+	int rc;
+
+	catch_signals();
+	sb_init(&sb);
+	o->header = !o->noheader;
+	for (;;) {
+		int wrc;
+
+		sb_reset(&sb);
+		rc = one_period(o, &sb);
+		wrc = write_out(&sb);
+		if (wrc != EXIT_OK) {
+			rc = wrc;
+			break;
+		}
+		if (stop_signal) {
+			rc = EXIT_INTERRUPTED;
+			break;
+		}
+		/* an error ends the loop; a lost GPU does not (it is shown, as nvidia-smi does) */
+		if (!o->loop_ms || (rc != EXIT_OK && rc != EXIT_FAIL))
+			break;
+		o->header = false;
+		/* a steady cadence: each period starts loop_ms after the one before, or at once
+		 * when the probe took longer than that */
+		next += o->loop_ms * 1000000;
+		if (next < now_ns())
+			next = now_ns();
+		if (!sleep_until(next)) {
+			rc = EXIT_INTERRUPTED;
+			break;
+		}
+	}
+	sb_release(&sb);
+	return rc;
+}
+
+static int run_status(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"id", required_argument, NULL, 'i'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"query", required_argument, NULL, 'q'},
+	    {"query-gpu", required_argument, NULL, 'q'},
+	    {"query-compute-apps", required_argument, NULL, 'a'},
+	    {"format", required_argument, NULL, 'f'},
+	    {"loop", required_argument, NULL, 'l'},
+	    {"loop-ms", required_argument, NULL, 'L'},
+	    {"help-query", no_argument, NULL, 'H'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct status_opts o;
+	struct err e;
+	char **owned;
+	char **args = rewrite_lms(argc, argv, &owned);
+	int opt, rc = -1;
+
+	memset(&o, 0, sizeof(o));
+	err_clear(&e);
+	o.verbose = gopts.verbose; /* `gpuvet -v status` reads as `gpuvet status -v` */
+	while (rc < 0 && (opt = cmd_getopt(&cmd_status, argc, args, "i:jvl:h", opts)) != -1) {
+		switch (opt) {
+		case 'i':
+			/* a malformed or empty list is a usage error before NVML is asked */
+			if (select_parse(optarg, NULL, &e) != 0)
+				rc = cmd_report_error(&e);
+			o.ids = optarg;
+			break;
+		case 'j': o.json = true; break;
+		case 'v': o.verbose = true; break;
+		case 'q': o.query = optarg; break;
+		case 'a': o.apps = optarg; break;
+		case 'f':
+			if (parse_format(optarg, &o) != 0)
+				rc = EXIT_USAGE;
+			break;
+		case 'l':
+			if (parse_loop_sec(optarg, &o.loop_ms) != 0)
+				rc = EXIT_USAGE;
+			break;
+		case 'L':
+			if (parse_loop_ms(optarg, &o.loop_ms) != 0)
+				rc = EXIT_USAGE;
+			break;
+		case 'H': rc = status_help_query(); break;
+		case 'h':
+			cmd_print_usage(&cmd_status);
+			rc = EXIT_OK;
+			break;
+		default: rc = EXIT_USAGE; break; /* cmd_getopt said which option */
+		}
+	}
+	if (rc < 0 && optind < argc)
+		rc = cmd_usage_error(&cmd_status, "unexpected argument '%s'", args[optind]);
+	if (rc < 0 && o.query && o.apps)
+		rc = cmd_usage_error(&cmd_status,
+				     "--query and --query-compute-apps cannot be used together");
+	if (rc < 0 && (o.csv || o.noheader || o.nounits) && !o.query && !o.apps)
+		rc = cmd_usage_error(&cmd_status, "--format needs --query or --query-compute-apps");
+	if (rc < 0 && (o.query || o.apps))
+		rc = status_query_check(&o) ? EXIT_USAGE : -1;
+	if (rc < 0)
+		rc = run_loop(&o);
+	for (opt = 0; opt < argc; opt++)
+		free(owned[opt]);
+	free(owned);
+	free(args);
+	return rc;
+}
+
 const struct cmd cmd_status = {
-	.name = "status",
-	.summary = "one line per GPU, or nvidia-smi style --query CSV",
-	.usage = usage,
-	.run = run_status,
+    .name = "status",
+    .summary = "one line per GPU, or nvidia-smi style --query CSV",
+    .usage = usage,
+    .run = run_status,
 };

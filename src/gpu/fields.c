@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "../util/util.h"
+#include "probe.h"
 #include "reason.h"
 
 #define G(member) offsetof(struct gpu, member)
@@ -41,6 +42,7 @@ static const struct field fields[] = {
 	{"compute_mode", "compute_mode", NULL, FK_COMPUTE_MODE, G(st.compute_mode), 1, 0, 0},
 	{"mig.mode.current", "mig_current", NULL, FK_ENABLED, G(st.mig_current), 1, 0, 0},
 	{"mig.mode.pending", "mig_pending", NULL, FK_ENABLED, G(st.mig_pending), 1, 0, 0},
+	{NULL, "mig_instances", NULL, FK_NUM, G(st.mig_instances), 1, 0, 0},
 	{"ecc.mode.current", "ecc_current", NULL, FK_ENABLED, G(st.ecc_current), 1, 0, 0},
 	{"ecc.mode.pending", "ecc_pending", NULL, FK_ENABLED, G(st.ecc_pending), 1, 0, 0},
 	{"pstate", "pstate", NULL, FK_PSTATE, G(s.pstate), 1, 0, 0},
@@ -340,5 +342,142 @@ void field_get(const struct field *f, const struct gpu_system *sys, const struct
 	}
 	default:
 		break;
+	}
+}
+
+unsigned field_probe_flags(const struct field *f)
+{
+	/* each of these costs more than the rest of a GPU's reads together, so only a query that
+	 * names it pays: cuInit 0.5 s, PCIe throughput 20 ms per direction, CPU affinity and the
+	 * InfoROM check 20-70 ms per GPU (the H200s, driver 580) */
+	static const struct {
+		size_t off;
+		unsigned flags;
+	} extra[] = {
+		{G(st.sm_count), PROBE_CUDA},
+		{G(st.cpu_affinity), PROBE_STATIC_SLOW},
+		{G(s.nprocs), PROBE_PROCS},
+		{G(s.energy_mj), PROBE_SLOW},
+		{G(s.pcie_tx_kbps), PROBE_SLOW},
+		{G(s.pcie_rx_kbps), PROBE_SLOW},
+	};
+	size_t i;
+
+	switch (f->kind) {
+	case FK_INDEX:
+	case FK_TIMESTAMP:
+	case FK_SYS_TEXT:
+	case FK_SYS_NUM: return 0;
+	default: break;
+	}
+	for (i = 0; i < ARRAY_SIZE(extra); i++)
+		if (extra[i].off == f->off)
+			return extra[i].flags;
+	return 0;
+}
+
+/* ---- --query-compute-apps ------------------------------------------------------------------
+ * nvidia-smi's names from `nvidia-smi --help-query-compute-apps` (driver 580); the second
+ * spelling is its alias. */
+static const struct app_field app_fields[] = {
+	{"timestamp", NULL, NULL, AF_TIMESTAMP},
+	{"gpu_name", NULL, NULL, AF_GPU_NAME},
+	{"gpu_bus_id", NULL, NULL, AF_GPU_BUS_ID},
+	{"gpu_serial", NULL, NULL, AF_GPU_SERIAL},
+	{"gpu_uuid", NULL, NULL, AF_GPU_UUID},
+	{"pid", NULL, NULL, AF_PID},
+	{"process_name", "name", NULL, AF_PROCESS_NAME},
+	{"used_gpu_memory", "used_memory", "MiB", AF_USED_MEMORY},
+};
+
+const struct app_field *app_field_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(app_fields); i++)
+		if (strcmp(app_fields[i].smi, name) == 0 ||
+		    (app_fields[i].alias && strcmp(app_fields[i].alias, name) == 0))
+			return &app_fields[i];
+	return NULL;
+}
+
+const struct app_field *app_field_all(size_t *n)
+{
+	*n = ARRAY_SIZE(app_fields);
+	return app_fields;
+}
+
+int app_field_list_parse(const char *list, struct app_field_list *l)
+{
+	char *tok, *save = NULL;
+
+	memset(l, 0, sizeof(*l));
+	l->buf = xstrdup(list);
+	for (tok = strtok_r(l->buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const struct app_field *f;
+
+		str_trim(tok);
+		if (!*tok)
+			continue;
+		f = app_field_find(tok);
+		if (!f) {
+			l->unknown = tok;
+			return -1;
+		}
+		l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+		l->v[l->n++] = f;
+	}
+	return 0;
+}
+
+void app_field_list_free(struct app_field_list *l)
+{
+	free(l->v);
+	free(l->buf);
+	memset(l, 0, sizeof(*l));
+}
+
+static void from_text(const struct text *t, struct field_out *o)
+{
+	o->st = t->st;
+	o->call = t->call;
+	o->rc = t->rc;
+	o->lib = t->lib;
+	o->is_text = true;
+	if (t->st == VAL_OK)
+		str_copy(o->text, t->s, sizeof(o->text));
+}
+
+void app_field_get(const struct app_field *f, const struct gpu *g, const struct gpu_proc *p,
+		   const char *process_name, struct field_out *o)
+{
+	memset(o, 0, sizeof(*o));
+	switch (f->kind) {
+	case AF_TIMESTAMP: field_get(&fields[0], NULL, g, o); return; /* fields[0]: timestamp */
+	case AF_GPU_NAME: from_text(&g->st.name, o); return;
+	case AF_GPU_BUS_ID: from_text(&g->st.bus_id, o); return;
+	case AF_GPU_SERIAL: from_text(&g->st.serial, o); return;
+	case AF_GPU_UUID: from_text(&g->st.uuid, o); return;
+	case AF_PID:
+		o->st = VAL_OK;
+		o->raw = p->pid;
+		o->num = p->pid;
+		str_fmt(o->text, sizeof(o->text), "%u", p->pid);
+		return;
+	case AF_PROCESS_NAME:
+		o->is_text = true;
+		o->st = process_name ? VAL_OK : VAL_NA;
+		if (process_name)
+			str_copy(o->text, process_name, sizeof(o->text));
+		return;
+	case AF_USED_MEMORY:
+		/* the driver withholds it without the rights to see it (and in WDDM mode) */
+		o->st = p->mem_bytes >= 0 ? VAL_OK : VAL_NA;
+		if (p->mem_bytes >= 0) {
+			o->raw = p->mem_bytes / MIB;
+			o->num = (double)o->raw;
+			str_fmt(o->text, sizeof(o->text), "%lld", (long long)o->raw);
+		}
+		return;
 	}
 }

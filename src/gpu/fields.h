@@ -74,7 +74,49 @@ const struct field *field_all(size_t *n);
 /* Evaluate a field for one GPU. */
 void field_get(const struct field *f, const struct gpu_system *sys, const struct gpu *g,
 	       struct field_out *out);
+/* The probe flags (gpu/probe.h) f needs beyond PROBE_NVML | PROBE_STATIC | PROBE_SAMPLE: the
+ * readings too slow to take unless asked (sm_count needs CUDA, processes their list, energy and
+ * PCIe throughput the slow tier, cpu_affinity the slow static facts); 0 for the others. */
+unsigned field_probe_flags(const struct field *f);
 /* "Not Supported (3)" for an NVML or CUDA code, as stored in struct num. */
 const char *field_error_text(unsigned char lib, int rc, char *buf, size_t n);
+
+/* ---- `status --query-compute-apps`: one row per compute process of each GPU -------------- */
+enum app_field_kind {
+	AF_TIMESTAMP,
+	AF_GPU_NAME,
+	AF_GPU_BUS_ID,
+	AF_GPU_SERIAL,
+	AF_GPU_UUID,
+	AF_PID,
+	AF_PROCESS_NAME,
+	AF_USED_MEMORY,
+};
+
+struct app_field {
+	const char *smi;   /* nvidia-smi's --query-compute-apps name: also the CSV header */
+	const char *alias; /* its other spelling ("used_memory"), or NULL */
+	const char *unit;
+	enum app_field_kind kind;
+};
+
+struct app_field_list {
+	const struct app_field **v;
+	size_t n;
+	const char *unknown; /* the first name that is no field, or NULL */
+	char *buf;
+};
+
+/* Look a compute-app field up by name or alias; NULL when unknown. */
+const struct app_field *app_field_find(const char *name);
+/* All of them, for --help-query. */
+const struct app_field *app_field_all(size_t *n);
+/* As field_list_parse; free with app_field_list_free. */
+int app_field_list_parse(const char *list, struct app_field_list *l);
+void app_field_list_free(struct app_field_list *l);
+/* Evaluate f for process p of GPU g. process_name is the caller's (read from the host's
+ * /proc), or NULL when it could not be read: then the value is "not supported". */
+void app_field_get(const struct app_field *f, const struct gpu *g, const struct gpu_proc *p,
+		   const char *process_name, struct field_out *o);
 
 #endif

@@ -109,6 +109,32 @@ void read_static(struct probe *p, struct gpu *g, nvml_dev h, unsigned flags)
 
 	U32(pcie_gen_max, "nvmlDeviceGetMaxPcieLinkGeneration", DeviceGetMaxPcieLinkGeneration);
 	U32(pcie_width_max, "nvmlDeviceGetMaxPcieLinkWidth", DeviceGetMaxPcieLinkWidth);
+	/* MIG mode and instances are part of the brief set: the status table shows them */
+	u = u2 = 0;
+	rc = NV(p, gi, "nvmlDeviceGetMigMode", DeviceGetMigMode, h, &u, &u2);
+	nv_pair(g, "nvmlDeviceGetMigMode", rc, true, &st->mig_current, u, &st->mig_pending, u2);
+	if (num_ok(&st->mig_current) && st->mig_current.v == 1) {
+		unsigned max = 0, i, have = 0;
+
+		rc = NV(p, gi, "nvmlDeviceGetMaxMigDeviceCount", DeviceGetMaxMigDeviceCount, h, &max);
+		nv_num(g, &st->mig_instances, "nvmlDeviceGetMaxMigDeviceCount", rc, max);
+		if (rc == NVML_SUCCESS) {
+			for (i = 0; i < max && i < 64; i++) {
+				nvml_dev mh = NULL;
+				char key[64];
+				int r2;
+
+				str_fmt(key, sizeof(key), "nvmlDeviceGetMigDeviceHandleByIndex(%u)", i);
+				r2 = NV_ARGS(p, gi, "nvmlDeviceGetMigDeviceHandleByIndex", 1, i, 0,
+					     DeviceGetMigDeviceHandleByIndex, h, i, &mh);
+				rec_call("nvml", gi, key, r2, "");
+				if (r2 == NVML_SUCCESS)
+					have++;
+			}
+			st->mig_instances.v = have;
+		}
+	}
+
 	if (!(flags & PROBE_STATIC)) {
 		/* The status table: ECC mode, the uncorrected ECC count and the power limit in
 		 * one nvmlDeviceGetFieldValues call instead of three calls of 2-10 ms each on
@@ -162,31 +188,6 @@ void read_static(struct probe *p, struct gpu *g, nvml_dev h, unsigned flags)
 	U32(mem_bus_width_bits, "nvmlDeviceGetMemoryBusWidth", DeviceGetMemoryBusWidth);
 	U32(multi_gpu_board, "nvmlDeviceGetMultiGpuBoard", DeviceGetMultiGpuBoard);
 	U32(cores, "nvmlDeviceGetNumGpuCores", DeviceGetNumGpuCores);
-
-	u = u2 = 0;
-	rc = NV(p, gi, "nvmlDeviceGetMigMode", DeviceGetMigMode, h, &u, &u2);
-	nv_pair(g, "nvmlDeviceGetMigMode", rc, true, &st->mig_current, u, &st->mig_pending, u2);
-	if (num_ok(&st->mig_current) && st->mig_current.v == 1) {
-		unsigned max = 0, i, have = 0;
-
-		rc = NV(p, gi, "nvmlDeviceGetMaxMigDeviceCount", DeviceGetMaxMigDeviceCount, h, &max);
-		nv_num(g, &st->mig_instances, "nvmlDeviceGetMaxMigDeviceCount", rc, max);
-		if (rc == NVML_SUCCESS) {
-			for (i = 0; i < max && i < 64; i++) {
-				nvml_dev mh = NULL;
-				char key[64];
-				int r2;
-
-				str_fmt(key, sizeof(key), "nvmlDeviceGetMigDeviceHandleByIndex(%u)", i);
-				r2 = NV_ARGS(p, gi, "nvmlDeviceGetMigDeviceHandleByIndex", 1, i, 0,
-					     DeviceGetMigDeviceHandleByIndex, h, i, &mh);
-				rec_call("nvml", gi, key, r2, "");
-				if (r2 == NVML_SUCCESS)
-					have++;
-			}
-			st->mig_instances.v = have;
-		}
-	}
 
 	i1 = 0;
 	rc = NV(p, gi, "nvmlDeviceGetPersistenceMode", DeviceGetPersistenceMode, h, &i1);

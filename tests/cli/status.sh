@@ -4,12 +4,16 @@ need_tool jq "JSON output"
 BASE="$SCEN/h200x2.json"
 
 expect_exit "status" 0 "$GPUVET" --replay "$BASE" status
-expect_grep "status lists GPU 0" '^ +0 NVIDIA H200 +0000:00:06\.0' "$TMP/out"
-expect_grep "status lists GPU 1" '^ +1 NVIDIA H200 +0000:00:07\.0' "$TMP/out"
-expect_grep "status shows the temperature margin" '40C/47C' "$TMP/out"
-expect_grep "status shows power against the limit" '81/700W' "$TMP/out"
-expect_grep "status shows PCIe gen and width" ' 5x16 ' "$TMP/out"
-expect_grep "status shows the clock-event reasons" 'idle$' "$TMP/out"
+expect_grep "status lists GPU 0" '^ +0 H200 +0000:00:06\.0 +40C +81/700W +0\.0/140\.4 +0% +345MHz$' "$TMP/out"
+expect_grep "status lists GPU 1" '^ +1 H200 +0000:00:07\.0 +39C ' "$TMP/out"
+expect_exit "status -v" 0 "$GPUVET" --replay "$BASE" status -v
+expect_grep "status -v lists GPU 0" '^ +0 NVIDIA H200 +0000:00:06\.0' "$TMP/out"
+expect_grep "status -v shows the temperature margin" '40C/47C' "$TMP/out"
+expect_grep "status -v shows power against the limit" '81/700W' "$TMP/out"
+expect_grep "status -v shows PCIe gen and width" ' 5x16 ' "$TMP/out"
+expect_grep "status -v shows the clock-event reasons" 'idle$' "$TMP/out"
+expect_exit "gpuvet -v status" 0 "$GPUVET" -v --replay "$BASE" status
+expect_grep "gpuvet -v status is the wide table" '40C/47C' "$TMP/out"
 expect_exit "status --json" 0 "$GPUVET" --replay "$BASE" status --json
 expect_jq "json: driver" '.driver_version == "580.159.04"' "$TMP/out"
 expect_jq "json: units in keys" '.gpus[0].power_mw == 81278 and .gpus[0].mem_total_bytes == 150754820096' "$TMP/out"
@@ -45,7 +49,7 @@ expect_grep "help-query lists nvidia-smi names" '^temperature\.gpu ' "$TMP/out"
 
 # A --query of only the table's readings takes the table's lighter probe: each field reads the
 # same there as next to a field that needs the full probe (serial).
-"$GPUVET" status --help-query | awk 'NR > 1 { print ($1 == "-" ? $2 : $1) }' |
+"$GPUVET" status --help-query | awk 'NR > 1 && /^$/ { exit } NR > 1 { print ($1 == "-" ? $2 : $1) }' |
 	grep -v '^timestamp$' >"$TMP/fields"
 bad=""
 while read -r fld; do
