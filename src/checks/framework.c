@@ -749,6 +749,7 @@ static void summarise(const struct judge *j, const struct python_facts *py, stru
 				"whether the CUDA frameworks run here could not be judged: %s",
 				not_judged_why);
 		evidence_driver(f, j);
+		evidence_envs(f, py);
 		return;
 	}
 	if (!total) {
