@@ -185,11 +185,33 @@ static void run_cuda(const struct doctor_input *in, struct findings *out)
 			    "keep the driver initialised between programs: sudo systemctl enable --now "
 			    "nvidia-persistenced");
 	}
-	if (!findings_has(out, "cuda.count_mismatch"))
-		finding_add(out, "cuda.ok", SEV_OK, -1,
-			    "cuInit %.2f s; %lld CUDA device%s; the driver supports CUDA up to %lld.%lld",
-			    sys->cuda_init_ns / 1e9, (long long)sys->cuda_count.v,
-			    sys->cuda_count.v == 1 ? "" : "s",
-			    num_ok(&sys->cuda_version) ? (long long)sys->cuda_version.v / 1000 : 0,
-			    num_ok(&sys->cuda_version) ? (long long)(sys->cuda_version.v % 1000) / 10 : 0);
+	if (!findings_has(out, "cuda.count_mismatch")) {
+		char nb[32];
+		unsigned d;
+
+		f = finding_add(out, "cuda.ok", SEV_OK, -1,
+				"cuInit %.2f s; %lld CUDA device%s; the driver supports CUDA up to "
+				"%lld.%lld",
+				sys->cuda_init_ns / 1e9, (long long)sys->cuda_count.v,
+				sys->cuda_count.v == 1 ? "" : "s",
+				num_ok(&sys->cuda_version) ? (long long)sys->cuda_version.v / 1000 : 0,
+				num_ok(&sys->cuda_version) ? (long long)(sys->cuda_version.v % 1000) / 10
+							   : 0);
+		/* the facts behind it, for doctor -v and --json */
+		finding_evidence(f, "cuInit(0) in %s: CUDA_SUCCESS in %.2f s", sys->cuda_lib.path,
+				 sys->cuda_init_ns / 1e9);
+		finding_evidence(f, "cuDriverGetVersion: %s", fact_num(&sys->cuda_version, nb, sizeof(nb)));
+		finding_evidence(f, "cuDeviceGetCount: %lld; nvmlDeviceGetCount_v2: %s",
+				 (long long)sys->cuda_count.v, fact_num(&sys->count, nb, sizeof(nb)));
+		for (d = 0; d < sys->ncuda && d < 8; d++) {
+			const struct cuda_device *cd = &sys->cuda_devs[d];
+			char sm[32];
+
+			finding_evidence(f, "CUDA device %u: %s, %s, compute capability %s.%s", d,
+					 text_ok(&cd->name) ? cd->name.s : "n/a",
+					 text_ok(&cd->bus_id) ? cd->bus_id.s : "bus id n/a",
+					 fact_num(&cd->cc_major, nb, sizeof(nb)),
+					 fact_num(&cd->cc_minor, sm, sizeof(sm)));
+		}
+	}
 }

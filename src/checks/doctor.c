@@ -51,6 +51,14 @@ int doctor_collect(struct doctor_input *in, unsigned probe_flags, struct err *e)
 	return 0;
 }
 
+const char *fact_num(const struct num *n, char *buf, size_t len)
+{
+	if (!num_ok(n))
+		return "n/a";
+	str_fmt(buf, len, "%lld", (long long)n->v);
+	return buf;
+}
+
 void doctor_input_free(struct doctor_input *in)
 {
 	if (!in->sys.hung)

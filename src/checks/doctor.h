@@ -47,4 +47,8 @@ void doctor_input_free(struct doctor_input *in);
  * cause. */
 void doctor_check(const struct doctor_input *in, struct findings *out);
 
+/* A number for an evidence line: its value in decimal, or "n/a" when it was not read. The
+ * text lives in buf. */
+const char *fact_num(const struct num *n, char *buf, size_t len);
+
 #endif

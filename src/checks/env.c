@@ -320,6 +320,12 @@ static void run_env(const struct doctor_input *in, struct findings *out)
 				env->cuda_visible_devices);
 	if (count >= 0)
 		finding_evidence(f, "nvmlDeviceGetCount: %d", count);
+	else
+		finding_evidence(f, "nvmlDeviceGetCount: n/a");
+	finding_evidence(f, "environment: CUDA_VISIBLE_DEVICES %s%s%s",
+			 env->cuda_visible_set ? "= '" : "unset",
+			 env->cuda_visible_set ? env->cuda_visible_devices : "",
+			 env->cuda_visible_set ? "'" : "");
 	if (env->nvidia_visible_set)
 		finding_evidence(f, "environment: NVIDIA_VISIBLE_DEVICES='%s'",
 				 env->nvidia_visible_devices);

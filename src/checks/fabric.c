@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../gpu/reason.h"
+#include "../util/strbuf.h"
 #include "../util/util.h"
 #include "catalog.h"
 #include "doctor.h"
@@ -40,6 +41,40 @@ static const char *fabric_state_name(int64_t s)
 	case FABRIC_STATE_COMPLETED: return "completed";
 	default: return "unknown";
 	}
+}
+
+/* The facts behind the ok line, for doctor -v and --json: links and fabric state per GPU, in
+ * one line each however many GPUs there are. */
+static void ok_facts(const struct doctor_input *in, struct finding *f)
+{
+	const struct gpu_system *sys = &in->sys;
+	struct strbuf links;
+	unsigned i, joined = 0, known = 0;
+	char nb[32];
+
+	finding_evidence(f, "nvmlDeviceGetCount_v2: %u", sys->ngpus);
+	if (sys->ngpus < 2)
+		return;
+	sb_init(&links);
+	for (i = 0; i < sys->ngpus; i++) {
+		const struct gpu *g = &sys->gpus[i];
+
+		sb_addf(&links, "%s%s", i ? " " : "", fact_num(&g->st.nvlink_count, nb, sizeof(nb)));
+		if (num_ok(&g->s.fabric_state)) {
+			known++;
+			joined += g->s.fabric_state.v == FABRIC_STATE_COMPLETED &&
+				  num_ok(&g->s.fabric_status) && g->s.fabric_status.v == 0;
+		}
+	}
+	finding_evidence(f, "nvmlDeviceGetNvLinkState: active links per GPU: %s", links.buf);
+	if (known)
+		finding_evidence(f, "nvmlDeviceGetGpuFabricInfo: registration completed on %u of %u "
+				 "GPUs", joined, sys->ngpus);
+	else
+		finding_evidence(f, "nvmlDeviceGetGpuFabricInfo: n/a (no NVLink fabric registration)");
+	finding_evidence(f, "/sys/bus/pci/devices: %d NVSwitch%s", in->facts.pci.nswitches,
+			 in->facts.pci.nswitches == 1 ? "" : "es");
+	sb_release(&links);
 }
 
 static void run_fabric(const struct doctor_input *in, struct findings *out)
@@ -148,12 +183,13 @@ static void run_fabric(const struct doctor_input *in, struct findings *out)
 	if (problem || sys->ngpus == 0)
 		return;
 	if (sys->ngpus == 1)
-		finding_add(out, "fabric.ok", SEV_OK, -1, "one GPU: nothing to connect");
+		f = finding_add(out, "fabric.ok", SEV_OK, -1, "one GPU: nothing to connect");
 	else if (max_links > 0)
-		finding_add(out, "fabric.ok", SEV_OK, -1, "%u GPUs with %lld NVLinks up on each%s",
-			    sys->ngpus, (long long)max_links,
-			    pci->nswitches ? " through NVSwitch" : "");
+		f = finding_add(out, "fabric.ok", SEV_OK, -1, "%u GPUs with %lld NVLinks up on each%s",
+				sys->ngpus, (long long)max_links,
+				pci->nswitches ? " through NVSwitch" : "");
 	else
-		finding_add(out, "fabric.ok", SEV_OK, -1, "%u GPUs without NVLink: they talk over PCIe",
-			    sys->ngpus);
+		f = finding_add(out, "fabric.ok", SEV_OK, -1,
+				"%u GPUs without NVLink: they talk over PCIe", sys->ngpus);
+	ok_facts(in, f);
 }

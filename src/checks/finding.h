@@ -47,7 +47,8 @@ struct finding_def {
 	bool symptom;	   /* an echo of a lower cause when one fails below it */
 };
 
-#define FINDING_MAX_EVIDENCE 8
+/* an ok line's facts can run to one per GPU node or per Python environment */
+#define FINDING_MAX_EVIDENCE 16
 
 struct finding {
 	const struct finding_def *def;

@@ -693,6 +693,20 @@ static bool any_primary(const struct python_facts *py)
 	return false;
 }
 
+/* The Python environments searched, for an ok line's facts (doctor -v, --json). */
+static void evidence_envs(struct finding *f, const struct python_facts *py)
+{
+	int i;
+
+	for (i = 0; i < py->n && i < 8; i++)
+		finding_evidence(f, "%s (%s%s%s): %d framework%s", py->v[i].site[0] ? py->v[i].site : py->v[i].prefix,
+				 py->v[i].kind, py->v[i].active ? ", active" : "",
+				 py->v[i].on_path ? ", python3 on PATH" : "", py->v[i].nfw,
+				 py->v[i].nfw == 1 ? "" : "s");
+	if (!py->n)
+		finding_evidence(f, "Python environments: none found");
+}
+
 /* "torch 2.11.0+cu130 (CUDA 13.0, sm_75-sm_120) in /opt/torch/.venv" */
 static void describe(const struct python_env *e, const struct framework *fw, char *out, size_t n)
 {
@@ -735,19 +749,22 @@ static void summarise(const struct judge *j, const struct python_facts *py, stru
 				"whether the CUDA frameworks run here could not be judged: %s",
 				not_judged_why);
 		evidence_driver(f, j);
+		evidence_envs(f, py);
 		return;
 	}
 	if (!total) {
-		finding_add(out, "framework.ok", SEV_OK, -1,
-			    "no PyTorch, TensorFlow or JAX found in %d Python environment%s", py->n,
-			    py->n == 1 ? "" : "s");
+		f = finding_add(out, "framework.ok", SEV_OK, -1,
+				"no PyTorch, TensorFlow or JAX found in %d Python environment%s", py->n,
+				py->n == 1 ? "" : "s");
+		evidence_envs(f, py);
 		return;
 	}
 	if (!text[0]) {
-		finding_add(out, "framework.ok", SEV_OK, -1,
-			    "%d framework install%s found, none of them in the active Python "
-			    "environment",
-			    total, total == 1 ? "" : "s");
+		f = finding_add(out, "framework.ok", SEV_OK, -1,
+				"%d framework install%s found, none of them in the active Python "
+				"environment",
+				total, total == 1 ? "" : "s");
+		evidence_envs(f, py);
 		return;
 	}
 	if (shown > 3) {

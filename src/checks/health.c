@@ -448,6 +448,58 @@ static void modes(const struct doctor_input *in, const struct gpu *g, int gi, st
 	}
 }
 
+/* The readings behind a GPU's ok line, for doctor -v and --json: each call and its value,
+ * n/a where it was not read. */
+static void ok_facts(const struct gpu *g, struct finding *f)
+{
+	const struct gpu_sample *s = &g->s;
+	const struct gpu_static *st = &g->st;
+	char a[32], b[32], c[32], d[32], ev[160];
+
+	finding_evidence(f, "nvmlDeviceGetEccMode: current %s, pending %s",
+			 !num_ok(&st->ecc_current) ? "n/a" : st->ecc_current.v ? "on" : "off",
+			 !num_ok(&st->ecc_pending) ? "n/a" : st->ecc_pending.v ? "on" : "off");
+	finding_evidence(f,
+			 "nvmlDeviceGetTotalEccErrors: volatile %s corrected, %s uncorrected; "
+			 "aggregate %s corrected, %s uncorrected",
+			 fact_num(&s->ecc_vol_corrected, a, sizeof(a)),
+			 fact_num(&s->ecc_vol_uncorrected, b, sizeof(b)),
+			 fact_num(&s->ecc_agg_corrected, c, sizeof(c)),
+			 fact_num(&s->ecc_agg_uncorrected, d, sizeof(d)));
+	if (num_ok(&s->remap_corrected) || s->remap_corrected.st == VAL_ERR)
+		finding_evidence(f, "nvmlDeviceGetRemappedRows: %s corrected, %s uncorrected, "
+				 "pending %s, failure %s",
+				 fact_num(&s->remap_corrected, a, sizeof(a)),
+				 fact_num(&s->remap_uncorrected, b, sizeof(b)),
+				 fact_num(&s->remap_pending, c, sizeof(c)),
+				 fact_num(&s->remap_failure, d, sizeof(d)));
+	else
+		finding_evidence(f, "nvmlDeviceGetRetiredPages: %s single-bit, %s double-bit, "
+				 "pending %s",
+				 fact_num(&s->retired_sbe, a, sizeof(a)),
+				 fact_num(&s->retired_dbe, b, sizeof(b)),
+				 fact_num(&s->retired_pending, c, sizeof(c)));
+	if (num_ok(&s->clock_events)) {
+		gpu_clock_events_str((uint64_t)s->clock_events.v, true, ev, sizeof(ev));
+		finding_evidence(f, "nvmlDeviceGetCurrentClocksEventReasons: 0x%llx (%s)",
+				 (unsigned long long)s->clock_events.v, ev[0] ? ev : "none");
+	} else {
+		finding_evidence(f, "nvmlDeviceGetCurrentClocksEventReasons: n/a");
+	}
+	finding_evidence(f, "nvmlDeviceGetPowerManagementLimit: %s mW (default %s mW, enforced %s mW)",
+			 fact_num(&st->power_limit_mw, a, sizeof(a)),
+			 fact_num(&st->power_default_mw, b, sizeof(b)),
+			 fact_num(&st->power_enforced_mw, c, sizeof(c)));
+	finding_evidence(f, "PCIe link: gen %s x%s (max gen %s x%s); nvmlDeviceGetPcieReplayCounter: %s",
+			 fact_num(&s->pcie_gen, a, sizeof(a)), fact_num(&s->pcie_width, b, sizeof(b)),
+			 fact_num(&st->pcie_gen_max, c, sizeof(c)),
+			 fact_num(&st->pcie_width_max, d, sizeof(d)),
+			 num_ok(&s->pcie_replays) ? (str_fmt(ev, sizeof(ev), "%lld",
+							     (long long)s->pcie_replays.v),
+						     ev)
+						  : "n/a");
+}
+
 /* Persistence is judged for the machine: off everywhere and nothing keeping the driver up. */
 static void persistence(const struct doctor_input *in, struct findings *out)
 {
@@ -509,10 +561,14 @@ static void run_health(const struct doctor_input *in, struct findings *out)
 				num_ok(&g->s.clock_events) ? "" : " reported");
 
 			if (num_ok(&g->s.temp_c))
-				finding_evidence(f, "temperature %lld C, %lld C below slowdown",
+			{
+				char nb[32];
+
+				finding_evidence(f, "temperature %lld C, %s C below slowdown",
 						 (long long)g->s.temp_c.v,
-						 num_ok(&g->s.temp_margin_c) ? (long long)g->s.temp_margin_c.v
-									     : -1LL);
+						 fact_num(&g->s.temp_margin_c, nb, sizeof(nb)));
+			}
+			ok_facts(g, f);
 		}
 	}
 	persistence(in, out);

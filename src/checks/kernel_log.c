@@ -232,6 +232,13 @@ static void run_kernel_log(const struct doctor_input *in, struct findings *out)
 			    "%d more Xid lines not shown (read them with: sudo dmesg | grep -i xid)",
 			    k->nxids_dropped);
 	/* an Xid left to gpu.fallen_off_bus still means the log is not clean: no ok line then */
-	if (k->nxids == 0 && !k->nxids_dropped)
-		finding_add(out, "kernel_log.ok", SEV_OK, -1, "no Xid errors in the kernel log since boot");
+	if (k->nxids == 0 && !k->nxids_dropped) {
+		struct finding *f = finding_add(out, "kernel_log.ok", SEV_OK, -1,
+						"no Xid errors in the kernel log since boot");
+
+		/* the facts behind it, for doctor -v and --json */
+		finding_evidence(f, "/dev/kmsg: read; no \"NVRM: Xid\" line");
+		if (k->dmesg_restrict >= 0)
+			finding_evidence(f, "/proc/sys/kernel/dmesg_restrict: %d", k->dmesg_restrict);
+	}
 }

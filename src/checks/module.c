@@ -666,6 +666,16 @@ static void ok_line(const struct doctor_input *in, struct findings *out)
 			m->loaded_uvm || m->uvm_in_proc_devices ? "loaded" : "loaded on first use");
 	if (m->version_line[0])
 		finding_evidence(f, "/proc/driver/nvidia/version: %s", m->version_line);
+	else if (m->version[0])
+		finding_evidence(f, "/sys/module/nvidia/version: %s", m->version);
+	if (m->modules_read)
+		finding_evidence(f, "/proc/modules: nvidia%s%s%s%s%s", m->loaded_uvm ? ", nvidia_uvm" : "",
+				 m->loaded_modeset ? ", nvidia_modeset" : "",
+				 m->loaded_drm ? ", nvidia_drm" : "",
+				 m->loaded_peermem ? ", nvidia_peermem" : "",
+				 m->loaded_nouveau ? ", nouveau" : "");
+	if (m->uvm_in_proc_devices)
+		finding_evidence(f, "/proc/devices: nvidia-uvm registered");
 	if (m->running_has_module && m->nkernels > 0)
 		finding_evidence(f, "/lib/modules/%s/%s", m->kernels[0].release, m->kernels[0].path);
 	if (m->efi)
@@ -717,8 +727,12 @@ static void run_module(const struct doctor_input *in, struct findings *out)
 
 	if (h->platform.wsl && !module_loaded(m)) {
 		/* WSL2: the Windows driver serves the GPU (catalog row 33) */
-		finding_add(out, "module.ok", SEV_OK, -1,
-			    "WSL2: the Windows driver serves the GPU; no Linux kernel module is needed");
+		struct finding *f = finding_add(out, "module.ok", SEV_OK, -1,
+						"WSL2: the Windows driver serves the GPU; no Linux "
+						"kernel module is needed");
+
+		finding_evidence(f, "/proc/sys/kernel/osrelease: %s", h->platform.un.release);
+		finding_evidence(f, "/dev/dxg: %s", h->devnodes.dxg ? "present" : "absent");
 		return;
 	}
 	if (module_loaded(m)) {
@@ -732,10 +746,15 @@ static void run_module(const struct doctor_input *in, struct findings *out)
 		check_not_loaded(in, out);
 	}
 	check_unsupported(in, out);
-	if (h->platform.container)
-		finding_add(out, "module.in_container", SEV_INFO, -1,
-			    "in a container: the module's files, blacklists and Secure Boot are the "
-			    "host's and were not checked");
+	if (h->platform.container) {
+		struct finding *f = finding_add(out, "module.in_container", SEV_INFO, -1,
+						"in a container: the module's files, blacklists and "
+						"Secure Boot are the host's and were not checked");
+
+		finding_evidence(f, "container runtime: %s", h->platform.container_kind);
+		finding_evidence(f, "/lib/modules/%s: %s", h->platform.un.release,
+				 m->nkernels > 0 && m->running_has_module ? "present" : "not in the container");
+	}
 	if (findings_worst_since(out, start) < SEV_WARN && module_loaded(m)) {
 		ok_line(in, out);
 		findings_move_last_to(out, start);

@@ -177,9 +177,20 @@ static void run_nvml(const struct doctor_input *in, struct findings *out)
 					    "check the kernel log for this GPU: sudo dmesg | grep -i nvrm");
 		}
 	}
-	if (!nlost && !nerr && !findings_has(out, "nvml.missing_gpus"))
-		finding_add(out, "nvml.ok", SEV_OK, -1,
-			    "NVML %s sees %u GPU%s (init %.0f ms)",
-			    text_ok(&sys->nvml_version) ? sys->nvml_version.s : "", sys->ngpus,
-			    sys->ngpus == 1 ? "" : "s", sys->nvml_init_ns / 1e6);
+	if (!nlost && !nerr && !findings_has(out, "nvml.missing_gpus")) {
+		f = finding_add(out, "nvml.ok", SEV_OK, -1, "NVML %s sees %u GPU%s (init %.0f ms)",
+				text_ok(&sys->nvml_version) ? sys->nvml_version.s : "", sys->ngpus,
+				sys->ngpus == 1 ? "" : "s", sys->nvml_init_ns / 1e6);
+		/* the facts behind it, for doctor -v and --json */
+		finding_evidence(f, "nvmlInit_v2 in %s: success in %.1f ms", sys->nvml_lib.path,
+				 sys->nvml_init_ns / 1e6);
+		finding_evidence(f, "nvmlSystemGetDriverVersion: %s",
+				 text_ok(&sys->driver_version) ? sys->driver_version.s : "n/a");
+		finding_evidence(f, "nvmlSystemGetNVMLVersion: %s",
+				 text_ok(&sys->nvml_version) ? sys->nvml_version.s : "n/a");
+		finding_evidence(f, "nvmlDeviceGetCount_v2: %u", sys->ngpus);
+		if (pci->sysfs_read)
+			finding_evidence(f, "/sys/bus/pci/devices: %d NVIDIA GPU%s (%d excluded or for "
+					 "VMs)", pci->ngpus, pci->ngpus == 1 ? "" : "s", excluded);
+	}
 }

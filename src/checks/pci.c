@@ -540,8 +540,10 @@ static void run_pci(const struct doctor_input *in, struct findings *out)
 
 	if (h->platform.wsl && h->pci.ngpus == 0) {
 		/* WSL2 reaches the GPU through /dev/dxg: no PCI device is expected */
-		finding_add(out, "pci.ok", SEV_OK, -1,
-			    "WSL2: the GPU is reached through /dev/dxg, not PCI");
+		f = finding_add(out, "pci.ok", SEV_OK, -1,
+				"WSL2: the GPU is reached through /dev/dxg, not PCI");
+		finding_evidence(f, "/sys/bus/pci/devices: no NVIDIA GPU; /dev/dxg: %s",
+				 h->devnodes.dxg ? "present" : "absent");
 		return;
 	}
 	if (!h->pci.sysfs_read) {

@@ -175,16 +175,22 @@ static void note_wsl_memory(const struct doctor_input *in, struct findings *out)
 
 		if (!num_ok(mem))
 			continue;
-		finding_add(out, "platform.wsl_memory", SEV_INFO, (int)sys->gpus[i].index,
-			    "WSL2: CUDA can use the %.1f GiB of dedicated memory; Windows' 'shared GPU "
-			    "memory' is system RAM and far slower",
-			    (double)mem->v / (1024.0 * 1024 * 1024));
+		struct finding *f = finding_add(
+			out, "platform.wsl_memory", SEV_INFO, (int)sys->gpus[i].index,
+			"WSL2: CUDA can use the %.1f GiB of dedicated memory; Windows' 'shared GPU "
+			"memory' is system RAM and far slower",
+			(double)mem->v / (1024.0 * 1024 * 1024));
+
+		finding_evidence(f, "nvmlDeviceGetMemoryInfo: total %lld bytes", (long long)mem->v);
 		any = true;
 	}
-	if (!any)
-		finding_add(out, "platform.wsl_memory", SEV_INFO, -1,
-			    "WSL2: CUDA uses the GPU's dedicated memory; Windows' 'shared GPU memory' is "
-			    "system RAM and far slower");
+	if (!any) {
+		struct finding *f = finding_add(out, "platform.wsl_memory", SEV_INFO, -1,
+						"WSL2: CUDA uses the GPU's dedicated memory; Windows' "
+						"'shared GPU memory' is system RAM and far slower");
+
+		finding_evidence(f, "nvmlDeviceGetMemoryInfo: n/a");
+	}
 }
 
 static void check_wsl(const struct doctor_input *in, struct findings *out)
@@ -202,9 +208,11 @@ static void check_wsl(const struct doctor_input *in, struct findings *out)
 			    "`wsl --set-version <name> 2` and `wsl --update`.");
 		return;
 	}
-	finding_add(out, "platform.wsl", SEV_INFO, -1,
-		    "WSL2: the Windows driver serves the GPU; no Linux kernel module or /dev/nvidia* "
-		    "is expected");
+	f = finding_add(out, "platform.wsl", SEV_INFO, -1,
+			"WSL2: the Windows driver serves the GPU; no Linux kernel module or "
+			"/dev/nvidia* is expected");
+	finding_evidence(f, "/proc/sys/kernel/osrelease: %s", p->un.release);
+	finding_evidence(f, "/dev/dxg: %s", h->devnodes.dxg ? "present" : "absent");
 	if (!h->devnodes.dxg) {
 		f = finding_add(out, "platform.wsl_no_gpu", SEV_FAIL, -1,
 				"WSL2 without /dev/dxg: no GPU is shared with this distribution");

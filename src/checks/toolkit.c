@@ -296,9 +296,10 @@ static void run_toolkit(const struct doctor_input *in, struct findings *out)
 	if (bad)
 		return;
 	if (!t->n) {
-		finding_add(out, "toolkit.ok", SEV_OK, -1,
-			    "no CUDA toolkit installed: not needed to run prebuilt PyTorch, "
-			    "TensorFlow or JAX");
+		f = finding_add(out, "toolkit.ok", SEV_OK, -1,
+				"no CUDA toolkit installed: not needed to run prebuilt PyTorch, "
+				"TensorFlow or JAX");
+		finding_evidence(f, "/usr/local/cuda*, CUDA_HOME, nvcc on PATH: none found");
 		return;
 	}
 	if (!k) {

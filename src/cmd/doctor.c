@@ -30,7 +30,7 @@ static const char usage[] =
 	"\n"
 	"options:\n"
 	"  -j, --json       print JSON (docs/cmd/doctor.md)\n"
-	"  -v, --verbose    also list the facts behind each ok line\n"
+	"  -v, --verbose    also list the facts behind each ok and info line\n"
 	"  --list-findings  print every finding id with its layer and title\n"
 	"  -h, --help       this help\n"
 	"\n"

@@ -4,6 +4,8 @@
  *
  * Identical findings on several GPUs are one group: "GPUs 0-7" or "GPU 3 of 8" instead of the
  * same line eight times. Echoes (findings folded under a cause) are listed with their cause.
+ * With -v every ok and info line is followed by its facts (the evidence the check recorded:
+ * the file, call and value read), each GPU's where the members of a group differ.
  */
 #define _GNU_SOURCE
 #include <jansson.h>
@@ -22,6 +24,8 @@ struct group {
 	const struct finding *f; /* the first member: summary, evidence, fix */
 	int *gpus;
 	int ngpus;
+	const struct finding **members; /* every finding of the group, f first */
+	int nmembers;
 	bool system; /* a finding about the whole machine */
 };
 
@@ -51,9 +55,11 @@ static void group_findings(const struct findings *fs, struct groups *g)
 		if (j == g->n) {
 			g->v[j].f = f;
 			g->v[j].gpus = xcalloc(fs->n + 1, sizeof(int));
+			g->v[j].members = xcalloc(fs->n + 1, sizeof(*g->v[j].members));
 			g->v[j].system = f->gpu < 0;
 			g->n++;
 		}
+		g->v[j].members[g->v[j].nmembers++] = f;
 		if (f->gpu >= 0)
 			g->v[j].gpus[g->v[j].ngpus++] = f->gpu;
 	}
@@ -63,9 +69,35 @@ static void groups_free(struct groups *g)
 {
 	size_t i;
 
-	for (i = 0; i < g->n; i++)
+	for (i = 0; i < g->n; i++) {
 		free(g->v[i].gpus);
+		free(g->v[i].members);
+	}
 	free(g->v);
+}
+
+static bool same_evidence(const struct finding *a, const struct finding *b)
+{
+	int k;
+
+	if (a->nevidence != b->nevidence)
+		return false;
+	for (k = 0; k < a->nevidence; k++)
+		if (strcmp(a->evidence[k], b->evidence[k]) != 0)
+			return false;
+	return true;
+}
+
+/* Do the members of a group differ in their evidence (a temperature per GPU)? Then each
+ * GPU's facts are shown, not only the first member's. */
+static bool evidence_differs(const struct group *gr)
+{
+	int m;
+
+	for (m = 1; m < gr->nmembers; m++)
+		if (!same_evidence(gr->f, gr->members[m]))
+			return true;
+	return false;
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -154,6 +186,29 @@ static void wrap(FILE *f, const char *raw, int first, int indent, int width)
 	}
 	fputc('\n', f);
 	free(text);
+}
+
+/* The facts under an ok or info line (doctor -v): one "- " line each, wrapped. */
+static void print_facts(FILE *f, const struct group *gr, int width)
+{
+	bool per_gpu = evidence_differs(gr);
+	int m, k;
+
+	for (m = 0; m < (per_gpu ? gr->nmembers : 1); m++) {
+		const struct finding *x = gr->members[m];
+
+		for (k = 0; k < x->nevidence; k++) {
+			char *line = per_gpu && x->gpu >= 0
+					     ? xasprintf("GPU %d: %s", x->gpu, x->evidence[k])
+					     : xstrdup(x->evidence[k]);
+
+			fprintf(f, "%19s%s-%s ", "", c_dim(), c_reset());
+			wrap(f, line, 21, 21, width);
+			free(line);
+		}
+	}
+	if (gr->f->nevidence == 0 && !per_gpu)
+		fprintf(f, "%19s%s-%s (no facts recorded)\n", "", c_dim(), c_reset());
 }
 
 static void fix_flags_text(unsigned flags, char *out, size_t n)
@@ -252,6 +307,9 @@ void report_human(FILE *f, const struct doctor_input *in, const struct findings 
 			severity_name(x->sev), c_reset());
 		wrap(f, line.buf, 19, 19, width);
 		sb_release(&line);
+		/* a problem's evidence comes with its fix below; -v shows the rest's facts here */
+		if (o && o->verbose && x->sev <= SEV_INFO && !x->cause)
+			print_facts(f, gr, width);
 	}
 	/* the problems, with evidence and the fix; echoes are listed under their cause */
 	for (i = 0; i < g.n; i++) {
@@ -387,6 +445,21 @@ void report_json(FILE *f, const struct doctor_input *in, const struct findings *
 		for (k = 0; k < x->nevidence; k++)
 			json_array_append_new(ev, json_string(x->evidence[k]));
 		json_object_set_new(o, "evidence", ev);
+		if (evidence_differs(&g.v[j])) {
+			json_t *per = json_array();
+			int m;
+
+			for (m = 0; m < g.v[j].nmembers; m++) {
+				const struct finding *mf = g.v[j].members[m];
+				json_t *mev = json_array();
+
+				for (k = 0; k < mf->nevidence; k++)
+					json_array_append_new(mev, json_string(mf->evidence[k]));
+				json_array_append_new(per, json_pack("{s:i, s:o}", "gpu", mf->gpu,
+								     "evidence", mev));
+			}
+			json_object_set_new(o, "evidence_per_gpu", per);
+		}
 		if (x->fix)
 			json_object_set_new(o, "fix",
 					    json_pack("{s:s, s:b, s:b, s:b, s:b}", "text", x->fix,

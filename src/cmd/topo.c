@@ -3,6 +3,7 @@
  * (X, NV#, PIX, PXB, PHB, NODE, SYS) with CPU and NUMA affinity, P2P support per pair, NVLink
  * per link (state, version, speed, far end) and each GPU's PCIe link against its maximum.
  * The model and its text live in gpu/topo.c; NVML is read by probe_topology under the watchdog.
+ * Cells NVML gave no answer for are derived there and marked (docs/cmd/topo.md).
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -14,6 +15,7 @@
 #include "../gpu/fields.h"
 #include "../gpu/libcheck.h"
 #include "../gpu/probe.h"
+#include "../gpu/select.h"
 #include "../gpu/topo.h"
 #include "../util/strbuf.h"
 #include "../util/util.h"
@@ -21,14 +23,16 @@
 #include "cmd.h"
 
 static const char usage[] =
-	"usage: gpuvet topo [-m] [--json]\n"
+	"usage: gpuvet topo [-m] [-i ID[,ID...]] [--json]\n"
 	"\n"
 	"The GPU x GPU connection matrix as 'nvidia-smi topo -m' prints it (X, NV#, PIX, PXB,\n"
 	"PHB, NODE, SYS) with CPU and NUMA affinity, then P2P support per pair, NVLink per link\n"
-	"(state, version, speed, far end) and each GPU's PCIe link against its maximum.\n"
+	"(state, version, speed, far end) and each GPU's PCIe link against its maximum. A cell\n"
+	"NVML gave no answer for is derived from the links and sysfs, marked '*' and explained.\n"
 	"\n"
 	"options:\n"
 	"  -m, --matrix   only the matrix and its legend\n"
+	"  -i, --id IDS   only these GPUs: indexes, UUIDs or PCI bus ids, comma-separated\n"
 	"  -j, --json     print JSON (docs/cmd/topo.md)\n"
 	"  -h, --help     this help\n";
 
@@ -46,8 +50,10 @@ static void topo_job_run(void *arg)
 
 	j->rc = probe_open(&p, &j->sys, PROBE_NVML | PROBE_STATIC | PROBE_STATIC_SLOW, &j->e);
 	if (j->rc == 0 && j->sys.nvml_lib.loaded && j->sys.nvml_init.v == 0) {
-		/* the current PCIe link is a fast-tier reading */
-		probe_sample(p, &j->sys, PROBE_FAST, &j->e);
+		/* the current PCIe link is a fast-tier reading; the NVLink fabric registration,
+		 * which tells which GPUs reach each other when the links' far ends are unknown,
+		 * a health-tier one */
+		probe_sample(p, &j->sys, PROBE_FAST | PROBE_HEALTH, &j->e);
 		probe_topology(p, &j->sys, &j->t);
 		topo_read_pcie(&j->t, &j->sys);
 	}
@@ -64,21 +70,38 @@ static json_t *int_or_null(int v)
 	return v >= 0 ? json_integer(v) : json_null();
 }
 
-static void print_json(const struct topo_job *j)
+static json_t *from_or_null(enum topo_from from)
+{
+	const char *name = topo_from_name(from);
+
+	return name ? json_string(name) : json_null();
+}
+
+static void print_json(const struct topo_job *j, const bool *shown)
 {
 	const struct topo *t = &j->t;
 	json_t *root = json_object(), *gpus = json_array(), *matrix = json_array(),
 	       *pairs = json_array(), *legend = json_object();
 	static const char *const capn[TOPO_P2P_N] = {"read", "write", "nvlink", "atomics"};
-	unsigned i, k, l;
+	bool used[TOPO_FROM_N] = {false};
+	json_t *notes = json_array();
+	unsigned i, k, l, nshown = 0;
 	char *s;
 
-	json_object_set_new(root, "gpu_count", json_integer(t->n));
+	for (i = 0; i < t->n; i++)
+		nshown += shown[i];
+	json_object_set_new(root, "gpu_count", json_integer(nshown));
 	for (i = 0; i < t->n; i++) {
 		const struct gpu *g = &j->sys.gpus[i];
 		const struct topo_gpu *tg = &t->gpus[i];
-		json_t *o = json_object(), *links = json_array(), *pcie = json_object(), *sysfs;
+		json_t *o, *links, *pcie, *sysfs;
 		unsigned up = 0;
+
+		if (!shown[i])
+			continue;
+		o = json_object();
+		links = json_array();
+		pcie = json_object();
 
 		json_object_set_new(o, "index", json_integer(i));
 		json_object_set_new(o, "name", text_ok(&g->st.name) ? json_string(g->st.name.s) : json_null());
@@ -137,28 +160,47 @@ static void print_json(const struct topo_job *j)
 		json_array_append_new(gpus, o);
 	}
 	for (i = 0; i < t->n; i++) {
-		json_t *row = json_array();
+		json_t *row;
 
+		if (!shown[i])
+			continue;
+		row = json_array();
 		for (k = 0; k < t->n; k++) {
 			char cell[16];
 
+			if (!shown[k])
+				continue;
 			json_array_append_new(row, json_string(topo_cell(t, i, k, cell, sizeof(cell))));
 		}
 		json_array_append_new(matrix, row);
 	}
 	for (i = 0; i < t->n; i++)
 		for (k = i + 1; k < t->n; k++) {
-			json_t *o = json_object(), *ids = json_array(), *p2p = json_object();
+			json_t *o, *ids, *p2p;
 			const struct num *a = topo_ancestor(t, i, k);
+			enum topo_from from = topo_cell_from(t, i, k), pcie_from;
+			const char *pcie = topo_pcie_word(t, i, k, &pcie_from);
 			unsigned c;
 			char cell[16];
 
+			if (!shown[i] || !shown[k])
+				continue;
+			o = json_object();
+			ids = json_array();
+			p2p = json_object();
+			used[from] = true;
 			json_array_append_new(ids, json_integer(i));
 			json_array_append_new(ids, json_integer(k));
 			json_object_set_new(o, "gpus", ids);
 			json_object_set_new(o, "connection",
 					    json_string(topo_cell(t, i, k, cell, sizeof(cell))));
+			json_object_set_new(o, "connection_from", from_or_null(from));
+			json_object_set_new(o, "derived", json_boolean(from > TOPO_FROM_NVML));
 			json_object_set_new(o, "nvlinks", json_integer(t->nvlinks[i * t->n + k]));
+			json_object_set_new(o, "nvlinks_from",
+					    from_or_null((enum topo_from)t->nvlinks_from[i * t->n + k]));
+			json_object_set_new(o, "pcie", pcie ? json_string(pcie) : json_null());
+			json_object_set_new(o, "pcie_from", from_or_null(pcie_from));
 			json_object_set_new(o, "common_ancestor_level", num_or_null(a));
 			for (c = 0; c < TOPO_P2P_N; c++) {
 				const struct num *st = topo_p2p(t, i, k, c);
@@ -180,6 +222,10 @@ static void print_json(const struct topo_job *j)
 	json_object_set_new(root, "matrix", matrix);
 	json_object_set_new(root, "pairs", pairs);
 	json_object_set_new(root, "legend", legend);
+	for (i = TOPO_FROM_NVML + 1; i < TOPO_FROM_N; i++)
+		if (used[i])
+			json_array_append_new(notes, json_string(topo_from_note((enum topo_from)i)));
+	json_object_set_new(root, "notes", notes);
 	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	puts(s);
 	free(s);
@@ -191,19 +237,27 @@ static int run_topo(int argc, char **argv)
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'},
 		{"matrix", no_argument, NULL, 'm'},
+		{"id", required_argument, NULL, 'i'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct topo_job *j;
-	bool json = false, matrix_only = false;
+	const char *ids = NULL;
+	bool json = false, matrix_only = false, *shown = NULL;
 	struct err e;
 	int opt, rc = EXIT_OK;
 
 	err_clear(&e);
-	while ((opt = cmd_getopt(&cmd_topo, argc, argv, "jmh", opts)) != -1) {
+	while ((opt = cmd_getopt(&cmd_topo, argc, argv, "jmi:h", opts)) != -1) {
 		switch (opt) {
 		case 'j': json = true; break;
 		case 'm': matrix_only = true; break;
+		case 'i':
+			/* a malformed list is a usage error before NVML is asked */
+			if (select_parse(optarg, NULL, &e) != 0)
+				return cmd_report_error(&e);
+			ids = optarg;
+			break;
 		case 'h': cmd_print_usage(&cmd_topo); return EXIT_OK;
 		default: return EXIT_USAGE; /* cmd_getopt said which option */
 		}
@@ -220,12 +274,13 @@ static int run_topo(int argc, char **argv)
 		rc = cmd_report_error(&j->e);
 		goto out;
 	}
-	if (libcheck_nvml(&j->sys, &e) != 0) {
+	shown = xcalloc(j->sys.ngpus ? j->sys.ngpus : 1, sizeof(*shown));
+	if (libcheck_nvml(&j->sys, &e) != 0 || select_system(ids, &j->sys, shown, &e) != 0) {
 		rc = cmd_report_error(&e);
 		goto out;
 	}
 	if (json) {
-		print_json(j);
+		print_json(j, shown);
 	} else if (j->sys.ngpus == 0) {
 		printf("no NVIDIA GPU found by NVML\n");
 	} else {
@@ -233,13 +288,14 @@ static int run_topo(int argc, char **argv)
 
 		sb_init(&sb);
 		if (matrix_only)
-			topo_format_matrix(&j->t, &j->sys, &sb);
+			topo_format_matrix(&j->t, &j->sys, shown, &sb);
 		else
-			topo_format(&j->t, &j->sys, &sb);
+			topo_format(&j->t, &j->sys, shown, &sb);
 		fputs(sb.buf, stdout);
 		sb_release(&sb);
 	}
 out:
+	free(shown);
 	topo_free(&j->t);
 	gpu_system_free(&j->sys);
 	free(j);

@@ -160,7 +160,7 @@ static void test_topo_matrix(void)
 	CHECK(topo_gen_from_speed("Unknown") == -1);
 
 	sb_init(&sb);
-	topo_format(&t, &sys, &sb);
+	topo_format(&t, &sys, NULL, &sb);
 	CHECK(strstr(sb.buf, "       GPU0  GPU1  GPU2  GPU3  CPU Affinity    NUMA Affinity  GPU NUMA ID\n"));
 	CHECK(strstr(sb.buf, "GPU0   X     NV12  PXB   SYS   0-15            N/A            N/A\n"));
 	CHECK(strstr(sb.buf, "GPU3   SYS   SYS   SYS   X     16-31           N/A            N/A\n"));
@@ -171,6 +171,104 @@ static void test_topo_matrix(void)
 	CHECK(strstr(sb.buf, "GPU0 -> GPU3 read: TNS"));
 	CHECK(strstr(sb.buf, "rw--"));
 	sb_release(&sb);
+	topo_free(&t);
+	free(sys.gpus);
+}
+
+/* Pairs NVML gave no answer for: the PCIe level from sysfs paths, NV# from unknown far ends. */
+static void test_topo_derived(void)
+{
+	struct gpu_system sys = fake_sys(4);
+	struct topo t;
+	struct strbuf sb;
+	char cell[16];
+	bool shown[4] = {true, false, true, false};
+	unsigned l, i;
+	enum topo_from from;
+
+	/* both below one switch, under two switches, at the root bus, across host bridges */
+	CHECK(topo_level_from_paths("/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0/0000:03:00.0",
+				    "/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0/0000:04:00.0",
+				    -1, -1, NULL, NULL) == 10);
+	CHECK(topo_level_from_paths("/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0/0000:03:00.0/0000:04:00.0/0000:05:00.0",
+				    "/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0/0000:06:00.0",
+				    -1, -1, NULL, NULL) == 20);
+	CHECK(topo_level_from_paths("/sys/devices/pci0000:00/0000:00:06.0",
+				    "/sys/devices/pci0000:00/0000:00:07.0", -1, -1, NULL, NULL) == 30);
+	CHECK(topo_level_from_paths("/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0",
+				    "/sys/devices/pci0000:80/0000:80:01.0/0000:81:00.0", 0, 0, NULL,
+				    NULL) == 40);
+	CHECK(topo_level_from_paths("/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0",
+				    "/sys/devices/pci0000:80/0000:80:01.0/0000:81:00.0", 0, 1, NULL,
+				    NULL) == 50);
+	CHECK(topo_level_from_paths("/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0",
+				    "/sys/devices/pci0000:80/0000:80:01.0/0000:81:00.0", -1, -1,
+				    "0-15", "16-31") == 50);
+	CHECK(topo_level_from_paths("/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0",
+				    "/sys/devices/pci0000:80/0000:80:01.0/0000:81:00.0", -1, -1, NULL,
+				    NULL) == -1);
+	/* a VM's ACPI folders above the host bridge */
+	CHECK(topo_level_from_paths("/sys/devices/LNXSYSTM:00/LNXSYBUS:00/pci0000:00/0000:00:06.0",
+				    "/sys/devices/LNXSYSTM:00/LNXSYBUS:00/pci0000:00/0000:00:07.0", -1,
+				    -1, NULL, NULL) == 30);
+	CHECK(topo_level_from_paths("/sys/devices/platform/foo", "/sys/devices/pci0000:00/0000:00:07.0",
+				    -1, -1, NULL, NULL) == -1);
+
+	/* 18 links up on each GPU, far ends not read; GPUs 0-2 joined the fabric, 3 did not */
+	topo_init(&t, 4);
+	for (i = 0; i < 4; i++) {
+		for (l = 0; l < 18; l++) {
+			t.gpus[i].links[l].active = ok(1);
+			t.gpus[i].links[l].remote_bus.st = VAL_NA;
+		}
+		t.gpus[i].nlinks = 18;
+		sys.gpus[i].s.fabric_state = ok(i < 3 ? FABRIC_STATE_COMPLETED : FABRIC_STATE_IN_PROGRESS);
+		sys.gpus[i].s.fabric_status = ok(0);
+	}
+	t.sysfs_level[0 * 4 + 3] = t.sysfs_level[3 * 4 + 0] = 30;
+	topo_count_links(&t, &sys);
+	CHECK_STR(topo_cell(&t, 0, 2, cell, sizeof(cell)), "NV18");
+	CHECK(topo_cell_from(&t, 0, 2) == TOPO_FROM_FABRIC);
+	CHECK_STR(topo_cell(&t, 0, 3, cell, sizeof(cell)), "PHB");
+	CHECK(topo_cell_from(&t, 0, 3) == TOPO_FROM_SYSFS);
+	CHECK(topo_pcie_word(&t, 0, 3, &from) && from == TOPO_FROM_SYSFS);
+	CHECK_STR(topo_cell(&t, 1, 3, cell, sizeof(cell)), "n/a");
+	CHECK(topo_cell_from(&t, 1, 3) == TOPO_FROM_NONE);
+	/* NVML's P2P answer wins over the fabric */
+	*topo_p2p(&t, 0, 1, TOPO_P2P_NVLINK) = ok(5);
+	topo_count_links(&t, &sys);
+	CHECK_STR(topo_cell(&t, 0, 1, cell, sizeof(cell)), "n/a");
+	CHECK(topo_cell_from(&t, 1, 0) == TOPO_FROM_FABRIC);
+	sb_init(&sb);
+	topo_format(&t, &sys, shown, &sb);
+	CHECK(strstr(sb.buf, "       GPU0  GPU2  CPU Affinity"));
+	CHECK(strstr(sb.buf, "GPU0   X     NV18* 0-15 "));
+	CHECK(strstr(sb.buf, "both GPUs joined one NVLink fabric"));
+	CHECK(!strstr(sb.buf, "GPU1 "));
+	CHECK(!strstr(sb.buf, "GPU3"));
+	sb_release(&sb);
+	topo_free(&t);
+
+	/* no fabric, no P2P: the only two GPUs with links, as many on each */
+	topo_init(&t, 4);
+	for (i = 1; i < 3; i++) {
+		for (l = 0; l < 4; l++) {
+			t.gpus[i].links[l].active = ok(1);
+			t.gpus[i].links[l].remote_bus.st = VAL_NA;
+		}
+		t.gpus[i].nlinks = 4;
+		sys.gpus[i].s.fabric_state.st = VAL_NA;
+	}
+	topo_count_links(&t, &sys);
+	CHECK_STR(topo_cell(&t, 1, 2, cell, sizeof(cell)), "NV4");
+	CHECK(topo_cell_from(&t, 2, 1) == TOPO_FROM_ONLY_PAIR);
+	CHECK_STR(topo_cell(&t, 0, 1, cell, sizeof(cell)), "n/a");
+	/* a third GPU with links: nothing says which pairs they join */
+	t.gpus[0].links[0].active = ok(1);
+	t.gpus[0].links[0].remote_bus.st = VAL_NA;
+	t.gpus[0].nlinks = 1;
+	topo_count_links(&t, &sys);
+	CHECK_STR(topo_cell(&t, 1, 2, cell, sizeof(cell)), "n/a");
 	topo_free(&t);
 	free(sys.gpus);
 }
@@ -316,6 +414,7 @@ int main(void)
 	RUN(test_samples_filtered);
 	RUN(test_rates);
 	RUN(test_topo_matrix);
+	RUN(test_topo_derived);
 	RUN(test_columns);
 	RUN(test_buffers_grow);
 	RUN(test_collector_end_to_end);
