@@ -51,7 +51,11 @@ split_help() {
 	# replace each c in s with r, without gsub, whose backslash rules differ between awks
 	function rep(s, c, r,   o, i) { o = ""; while ((i = index(s, c)) > 0) { o = o substr(s, 1, i - 1) r; s = substr(s, i + 1) }; return o s }
 	function esc(s) { s = rep(s, "\\", "\\e"); s = rep(s, "-", "\\-"); if (s ~ /^[.'\'']/) s = "\\&" s; return s }
-	function out(sec, text) { f = dir "/" sec; print text >> f; close(f) }
+	# append to a section; .order keeps the sections in the order --help has them
+	function out(sec, text) {
+		if (!(sec in seen)) { seen[sec] = 1; print sec >> (dir "/.order"); close(dir "/.order") }
+		f = dir "/" sec; print text >> f; close(f)
+	}
 	# a term of a list: options bold, their arguments italic ("-i, --id ID" -> \fB\-i\fR, ...)
 	function term(t,   n, i, w, s, sep) {
 		n = split(t, w, / +/); s = ""
@@ -84,9 +88,13 @@ split_help() {
 	/^[ \t]*$/ { flush_par(); if (list != "") { list = ""; col = 0 } ; next }
 	list == "" && /^[a-z][a-z ]*:$/ {
 		flush_par()
-		list = toupper(substr($0, 1, length($0) - 1)); col = 0
+		list = toupper(substr($0, 1, length($0) - 1)); col = 0; nentries = 0
+		if (list == "EXIT CODES") list = "EXIT STATUS"
+		lastlist = list
 		next
 	}
+	# an option after a blank line inside a list goes on with that list
+	list == "" && lastlist != "" && par == "" && /^ +-/ { list = lastlist }
 	list == "" && /^exit codes:/ { parsec = "EXIT STATUS" }
 	list == "" { par = (par == "") ? $0 : par " " $0; next }
 	{
@@ -145,7 +153,14 @@ page() {
 				break
 			done
 		done
-		# any other section an include file adds, before SEE ALSO
+		# any other section, of --help (KEYS:, say) or an include file, before SEE ALSO
+		[ -f "$d/.order" ] && while IFS= read -r sec; do
+			case "$sec" in SYNOPSIS | DESCRIPTION | OPTIONS | COMMANDS | "GLOBAL OPTIONS" | \
+				"EXIT STATUS" | ENVIRONMENT | FILES | EXAMPLES | "SEE ALSO") continue ;; esac
+			[ -f "$d/own.$sec" ] && continue
+			echo ".SH $sec"
+			cat "$d/$sec"
+		done <"$d/.order"
 		for f in "$d"/own.* "$d"/common.*; do
 			[ -f "$f" ] || continue
 			sec=${f#"$d"/*.}
