@@ -176,6 +176,18 @@ comp "gpuvet frob --w" '^ --wibble $'
 if need_or_skip zsh "zsh -n _gpuvet"; then
 	if zsh -n "$U/share/zsh/site-functions/_gpuvet" 2>"$TMP/err"; then pass "zsh -n _gpuvet"
 	else fail "zsh -n _gpuvet" "$(head -c 300 "$TMP/err")"; fi
+	# the function run outside a completion widget, compadd and _files stubbed to print what
+	# they are given (the shell filters by the typed prefix: every command comes back)
+	got=$(F="$U/share/zsh/site-functions/_gpuvet" PATH="$U/bin:$PATH" zsh -f -c '
+		compadd() { print -r -- "${${@[(r)--,-1]}[2,-1]}"; }
+		_files() { print FILES; }
+		(words=(gpuvet st); CURRENT=2; source "$F")
+		(words=(gpuvet bench ""); CURRENT=3; source "$F")
+		(words=(gpuvet record x); CURRENT=3; source "$F")' 2>&1 | tr '\n' '|')
+	case "$got" in
+	*status*"|"*gemm*"|FILES|") pass "zsh: commands, benchmarks and file names complete" ;;
+	*) fail "zsh: commands, benchmarks and file names complete" "got '$got'" ;;
+	esac
 fi
 if need_or_skip fish "fish -n gpuvet.fish"; then
 	F="$U/share/fish/vendor_completions.d/gpuvet.fish"
