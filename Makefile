@@ -214,6 +214,8 @@ INSTALL_EXAMPLES = tests/scenarios/h200x1.json tests/scenarios/h200x2.json
 .PHONY: man install uninstall deb FORCE
 man: $(MAN_DIR)/.stamp
 
+FORCE:
+
 # the pages name the docs folder, so a new PREFIX remakes them
 $(MAN_DIR)/.docdir: FORCE
 	@mkdir -p $(MAN_DIR)
