@@ -189,6 +189,72 @@ $(O)/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_OBJ)
 $(O)/fuzz_seeds: tests/fuzz/seeds.c tests/unit/ldcache_gen.h $(LIB_OBJ)
 	$(CC) $(CFLAGS) -D_GNU_SOURCE -Isrc -o $@ $< $(LIB_OBJ) $(LDFLAGS) $(JANSSON_LIB) $(LDLIBS)
 
+# ---- install (issue 10) -------------------------------------------------------------------------
+# `make install PREFIX=/usr DESTDIR=/tmp/root`: the binary, the fake NVML/CUDA libraries that
+# --replay loads (the binary looks in <its folder>/../lib/gpuvet/replay, so bindir and pkglibdir
+# must stay siblings under PREFIX), man pages made from --help by scripts/mkman.sh, completions
+# for bash, zsh and fish (one engine, completions/gpuvet-complete.sh), the docs and two example
+# recordings. `make
+# uninstall` with the same PREFIX and DESTDIR removes them; `make deb` builds a Debian package
+# from such a tree (scripts/mkdeb.sh). tests/cli/install.sh runs all three.
+PREFIX      ?= /usr/local
+bindir      ?= $(PREFIX)/bin
+pkglibdir   ?= $(PREFIX)/lib/gpuvet
+mandir      ?= $(PREFIX)/share/man
+docdir      ?= $(PREFIX)/share/doc/gpuvet
+bashcompdir ?= $(PREFIX)/share/bash-completion/completions
+zshcompdir  ?= $(PREFIX)/share/zsh/site-functions
+fishcompdir ?= $(PREFIX)/share/fish/vendor_completions.d
+MAN_DIR      = $(O)/man
+INSTALL     ?= install
+INSTALL_DOCS = README.md LICENSE $(wildcard docs/*.md)
+# two recordings to try gpuvet on without a GPU: gpuvet --replay $(docdir)/examples/h200x2.json top
+INSTALL_EXAMPLES = tests/scenarios/h200x1.json tests/scenarios/h200x2.json
+
+.PHONY: man install uninstall deb FORCE
+man: $(MAN_DIR)/.stamp
+
+FORCE:
+
+# the pages name the docs folder, so a new PREFIX remakes them
+$(MAN_DIR)/.docdir: FORCE
+	@mkdir -p $(MAN_DIR)
+	@echo '$(docdir)' | cmp -s - $@ || echo '$(docdir)' >$@
+
+$(MAN_DIR)/.stamp: $(BIN) scripts/mkman.sh $(wildcard man/*.inc) $(MAN_DIR)/.docdir
+	sh scripts/mkman.sh $(BIN) $(MAN_DIR) '$(docdir)'
+	@touch $@
+
+install: build-only man
+	$(INSTALL) -d '$(DESTDIR)$(bindir)' '$(DESTDIR)$(pkglibdir)/replay' '$(DESTDIR)$(mandir)/man1' \
+		'$(DESTDIR)$(docdir)/cmd' '$(DESTDIR)$(docdir)/examples' '$(DESTDIR)$(bashcompdir)' \
+		'$(DESTDIR)$(zshcompdir)' '$(DESTDIR)$(fishcompdir)'
+	$(INSTALL) -m 755 $(BIN) '$(DESTDIR)$(bindir)/gpuvet'
+	$(INSTALL) -m 644 $(REPLAY_LIBS) '$(DESTDIR)$(pkglibdir)/replay/'
+	$(INSTALL) -m 644 completions/gpuvet-complete.sh '$(DESTDIR)$(pkglibdir)/complete.sh'
+	$(INSTALL) -m 644 $(MAN_DIR)/*.1 '$(DESTDIR)$(mandir)/man1/'
+	$(INSTALL) -m 644 $(INSTALL_DOCS) '$(DESTDIR)$(docdir)/'
+	$(INSTALL) -m 644 docs/cmd/*.md '$(DESTDIR)$(docdir)/cmd/'
+	$(INSTALL) -m 644 $(INSTALL_EXAMPLES) '$(DESTDIR)$(docdir)/examples/'
+	$(INSTALL) -m 644 completions/gpuvet.bash '$(DESTDIR)$(bashcompdir)/gpuvet'
+	$(INSTALL) -m 644 completions/_gpuvet '$(DESTDIR)$(zshcompdir)/_gpuvet'
+	$(INSTALL) -m 644 completions/gpuvet.fish '$(DESTDIR)$(fishcompdir)/gpuvet.fish'
+
+# gpuvet's own folders go whole; in shared ones only gpuvet's files (every gpuvet*.1 page, so a
+# page of a command since removed goes too); shared folders stay, even empty
+uninstall:
+	rm -f '$(DESTDIR)$(bindir)/gpuvet' '$(DESTDIR)$(bashcompdir)/gpuvet' \
+		'$(DESTDIR)$(zshcompdir)/_gpuvet' '$(DESTDIR)$(fishcompdir)/gpuvet.fish' \
+		'$(DESTDIR)$(mandir)/man1/gpuvet.1' '$(DESTDIR)$(mandir)/man1'/gpuvet-*.1
+	rm -rf '$(DESTDIR)$(pkglibdir)' '$(DESTDIR)$(docdir)'
+
+# gpuvet_<version>_<arch>.deb in $(O)/, from an install tree with PREFIX=/usr
+deb: build-only
+	rm -rf $(O)/deb-root
+	$(MAKE) --no-print-directory install PREFIX=/usr DESTDIR='$(CURDIR)/$(O)/deb-root'
+	sh scripts/mkdeb.sh $(O)/deb-root $(O)
+# ---- end of the install block --------------------------------------------------------------------
+
 deps:
 	sh scripts/install-deps.sh
 
