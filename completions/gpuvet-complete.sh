@@ -165,8 +165,9 @@ usage=$(awk '/^usage:/ { on = 1 } on && /^[ \t]*$/ { exit } on { print }' "$tmp/
 case "$cmd" in help) commands; exit 0 ;; esac
 case "$usage" in *BENCH*) ask bench --list | awk '/^[ \t]*$/ { exit } /^[a-z]/ { print $1 }' ;; esac
 case "$usage" in *COMMAND* | *CMD*) commands ;; esac
-# FILE as a positional (not an option's value, as in --html FILE)
-if echo "$usage" | tr '[]' '  ' | awk '{ for (i = 3; i <= NF; i++) if ($i == "FILE" && $(i - 1) !~ /^-/) f = 1 } END { exit !f }'; then
+# FILE as a positional, not an option's value: "[--html FILE]" is a value (the word before
+# opens a bracket with an option), "[--json] FILE" and "[FILE]" are positionals
+if echo "$usage" | awk '{ for (i = 3; i <= NF; i++) if ($i ~ /^\[?FILE\]?$/ && ($(i - 1) !~ /^\[?-/ || $(i - 1) ~ /\]$/)) f = 1 } END { exit !f }'; then
 	exit 2
 fi
 exit 0

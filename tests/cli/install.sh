@@ -145,7 +145,7 @@ comp() {
 }
 expect_grep "bash: complete -p gpuvet" '^complete -F _gpuvet gpuvet$' "$TMP/comp"
 comp "gpuvet st" '^ status $'
-comp "gpuvet status --que" '^ --query $'
+comp "gpuvet status --que" '^ --query --query-compute-apps $'
 comp "gpuvet bench " ' gemm .* all '
 comp "gpuvet status --query ind" '^ index $'
 comp "gpuvet status --query index,te" ' index,temp_c '
@@ -194,7 +194,7 @@ if need_or_skip fish "fish -n gpuvet.fish"; then
 	if fish -n "$F" 2>"$TMP/err"; then pass "fish -n gpuvet.fish"
 	else fail "fish -n gpuvet.fish" "$(head -c 300 "$TMP/err")"; fi
 	got=$(PATH="$U/bin:$PATH" fish -c "source '$F'; complete -C'gpuvet st'; complete -C'gpuvet status --que'" 2>&1 | tr '\n' ' ')
-	if [ "$got" = "status --query " ]; then pass "fish: 'gpuvet st' and 'gpuvet status --que' complete"
+	if [ "$got" = "status --query --query-compute-apps " ]; then pass "fish: 'gpuvet st' and 'gpuvet status --que' complete"
 	else fail "fish: 'gpuvet st' and 'gpuvet status --que' complete" "got '$got'"; fi
 fi
 
