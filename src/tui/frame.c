@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include "frame.h"
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,65 @@ void frame_view_init(struct top_view *v)
 	v->gpu = -1;
 	v->span_ns = 300LL * 1000000000LL;
 	v->confirm_sig = 15;
+}
+
+const struct top_signal frame_signals[] = {
+	{SIGTERM, "SIGTERM", "ask it to stop (15)"},
+	{SIGKILL, "SIGKILL", "stop it at once (9)"},
+	{SIGINT, "SIGINT", "as Ctrl-C in its terminal (2)"},
+	{SIGHUP, "SIGHUP", "hang up (1)"},
+	{SIGQUIT, "SIGQUIT", "quit with a core dump (3)"},
+	{SIGUSR1, "SIGUSR1", "user signal 1 (10)"},
+	{SIGUSR2, "SIGUSR2", "user signal 2 (12)"},
+	{SIGSTOP, "SIGSTOP", "pause it (19)"},
+	{SIGCONT, "SIGCONT", "resume it (18)"},
+};
+const unsigned frame_nsignals = ARRAY_SIZE(frame_signals);
+
+const char *frame_signal_name(int sig)
+{
+	static char other[24];
+	unsigned i;
+
+	for (i = 0; i < frame_nsignals; i++)
+		if (frame_signals[i].sig == sig)
+			return frame_signals[i].name;
+	str_fmt(other, sizeof(other), "signal %d", sig);
+	return other;
+}
+
+void frame_apply_visible(struct mon_snapshot *s, const struct top_view *v)
+{
+	unsigned i;
+
+	if (!v->visible)
+		return;
+	for (i = 0; i < s->ngpus; i++)
+		if (i >= v->nvisible || !v->visible[i])
+			s->gpus[i].selected = false;
+}
+
+void frame_mig_text(const struct gpu *g, char *out, size_t n)
+{
+	const struct num *cur = &g->st.mig_current, *pend = &g->st.mig_pending;
+	bool change = num_ok(cur) && num_ok(pend) && pend->v != cur->v;
+	char after[48] = "";
+
+	out[0] = '\0';
+	if (!num_ok(cur))
+		return;
+	if (change)
+		str_fmt(after, sizeof(after), " (%s after the next GPU reset)", pend->v ? "on" : "off");
+	if (!cur->v) {
+		if (change)
+			str_fmt(out, n, "MIG off%s", after);
+		return;
+	}
+	if (num_ok(&g->st.mig_instances))
+		str_fmt(out, n, "MIG on, %lld instance%s%s", (long long)g->st.mig_instances.v,
+			g->st.mig_instances.v == 1 ? "" : "s", after);
+	else
+		str_fmt(out, n, "MIG on%s", after);
 }
 
 void frame_message(struct top_view *v, bool bad, const char *fmt, ...)
@@ -248,6 +308,22 @@ static void hold_back(const struct mon_snapshot *s, const struct mon_gpu *mg, ch
 	}
 }
 
+void frame_hold_back(const struct mon_snapshot *s, const struct mon_gpu *mg, char *out, size_t n)
+{
+	unsigned char attr;
+
+	hold_back(s, mg, out, n, &attr);
+}
+
+/* The colour of a GPU's MIG text: no instance under MIG is a GPU nothing can use. */
+static unsigned char mig_attr(const struct gpu *g)
+{
+	if (num_ok(&g->st.mig_current) && g->st.mig_current.v && num_ok(&g->st.mig_instances) &&
+	    g->st.mig_instances.v == 0)
+		return COL_WARN | ATTR_BOLD;
+	return COL_ACCENT;
+}
+
 static void short_name(const struct gpu *g, char *out, size_t n)
 {
 	const char *name = text_ok(&g->st.name) ? g->st.name.s : "GPU";
@@ -306,6 +382,9 @@ static void panel_full(struct canvas *cv, int x0, int y, int w, const struct mon
 		lb_text(&l, COL_DIM, g->st.bus_id.s);
 	if (num_ok(&g->s.pstate))
 		lb_textf(&l, 0, "P%lld", (long long)g->s.pstate.v);
+	frame_mig_text(g, hint, sizeof(hint));
+	if (hint[0])
+		lb_text(&l, mig_attr(g), hint);
 	if (text_ok(&g->st.uuid) && w >= 120)
 		lb_text(&l, COL_DIM, g->st.uuid.s);
 	if (mg->lost || mg->hung) {
@@ -426,6 +505,12 @@ static void panel_medium(struct canvas *cv, int x0, int y, int w, const struct m
 	lb_textf(&l, ATTR_BOLD | COL_ACCENT, "%2u", g->index);
 	lb_text(&l, ATTR_BOLD, name);
 	lb_text(&l, attr, st);
+	if (num_ok(&g->st.mig_current) && g->st.mig_current.v) {
+		if (num_ok(&g->st.mig_instances))
+			lb_textf(&l, mig_attr(g), "MIG x%lld", (long long)g->st.mig_instances.v);
+		else
+			lb_text(&l, mig_attr(g), "MIG");
+	}
 	if (!mg->lost && !mg->hung) {
 		f = num_ok(&g->s.util_gpu_pct) ? g->s.util_gpu_pct.v / 100.0 : -1;
 		str_fmt(a, sizeof(a), "%s%%", fmt_num(b, sizeof(b), &g->s.util_gpu_pct, 1, 0));
@@ -608,7 +693,7 @@ static void footer(struct canvas *cv, const struct mon_snapshot *s, const struct
 	} else {
 		str_copy(cost, "collector starting", sizeof(cost));
 	}
-	str_copy(keys, v->once ? "" : "h help  q quit  s sort  / filter  g GPU  k kill", sizeof(keys));
+	str_copy(keys, v->once ? "" : "h help  F6 sort  / filter  g GPU  F9 kill  F10 quit", sizeof(keys));
 	canvas_put(cv, 1, y, keys, ATTR_REVERSE, cv->w - 2);
 	if ((int)(strlen(keys) + strlen(cost)) + 4 < cv->w)
 		canvas_put(cv, cv->w - (int)strlen(cost) - 1, y, cost, ATTR_REVERSE, -1);
@@ -634,13 +719,15 @@ static void help(struct canvas *cv)
 	static const char *const lines[] = {
 		"gpuvet top: keys",
 		"",
-		"  q, Ctrl-C      quit",
+		"  F10, q, Esc    quit (Esc clears a filter first); Ctrl-C too",
 		"  h, ?           this help (any key closes it)",
 		"  Up/Down PgUp/PgDn Home/End   select a process",
+		"  F6             choose the sort column (Up/Down, Enter)",
 		"  s / r          next sort column / reverse the order",
 		"  m u c p        sort by GPU memory, SM%, tree CPU%, PID",
 		"  /              filter processes (command, user, container, PID)",
 		"  g / 0-9 / a    next GPU / that GPU / all GPUs",
+		"  F9             choose a signal for the selected process",
 		"  k / K          send SIGTERM / SIGKILL to the selected process",
 		"                 (asks first; re-checks the PID's start time)",
 		"",
@@ -676,6 +763,47 @@ static void confirm(struct canvas *cv, const struct top_view *v)
 		    v->confirm_sig == 9 ? "SIGKILL" : "SIGTERM", v->kill_pid, v->kill_gpu);
 	canvas_put(cv, x + 2, y + 2, v->kill_cmd, 0, w - 4);
 	canvas_put(cv, x + 2, y + 4, "y: send it   any other key: cancel", ATTR_BOLD, w - 4);
+}
+
+/* The F6 and F9 choosers: a title, the entries with the pick highlighted, the keys. */
+static void menu(struct canvas *cv, const struct top_view *v)
+{
+	char title[120], line[96];
+	unsigned n = v->menu == MENU_SORT ? SORT_N : frame_nsignals, i;
+	int w = cv->w - 4 < 64 ? cv->w - 4 : 64, h = (int)n + 5, x, y, top = 0, rows;
+
+	if (h > cv->h)
+		h = cv->h;
+	rows = h - 5;
+	x = (cv->w - w) / 2;
+	y = (cv->h - h) / 2;
+	if (v->menu_pick >= rows && rows > 0)
+		top = v->menu_pick - rows + 1;
+	box(cv, x, y, w, h);
+	if (v->menu == MENU_SORT)
+		str_copy(title, "Sort processes by", sizeof(title));
+	else
+		str_fmt(title, sizeof(title), "Send a signal to PID %u on GPU %u", v->kill_pid,
+			v->kill_gpu);
+	canvas_put(cv, x + 2, y + 1, title, ATTR_BOLD, w - 4);
+	if (v->menu == MENU_SIGNAL)
+		canvas_put(cv, x + 2, y + 2, v->kill_cmd, COL_DIM, w - 4);
+	for (i = (unsigned)top; i < n && (int)i - top < rows; i++) {
+		bool on = (int)i == v->menu_pick;
+
+		if (v->menu == MENU_SORT)
+			str_fmt(line, sizeof(line), "%c %s", on ? '>' : ' ', frame_sort_name((int)i));
+		else
+			str_fmt(line, sizeof(line), "%c %-8s %s", on ? '>' : ' ', frame_signals[i].name,
+				frame_signals[i].what);
+		if (on)
+			canvas_fill(cv, x + 2, y + 3 + (int)i - top, w - 4, 1, ' ', ATTR_REVERSE);
+		canvas_put(cv, x + 2, y + 3 + (int)i - top, line, on ? ATTR_REVERSE | ATTR_BOLD : 0,
+			   w - 4);
+	}
+	canvas_put(cv, x + 2, y + h - 2, v->menu == MENU_SORT ? "Up/Down choose  Enter sort  Esc cancel"
+							      : "Up/Down choose  Enter send  Esc cancel",
+		   ATTR_BOLD, w - 4);
 }
 
 static void too_small(struct canvas *cv)
@@ -727,7 +855,7 @@ int frame_once_height(const struct mon_snapshot *s, const struct top_view *v, in
 
 	(void)w;
 	free(idx);
-	return 1 + (int)n * FULL_H + 1 + 1 + (rows ? (int)rows : 1) + 2;
+	return 1 + (n ? (int)n * FULL_H : 2) + 1 + 1 + (rows ? (int)rows : 1) + 2;
 }
 
 void frame_draw(struct canvas *cv, const struct mon_snapshot *s, const struct history *h,
@@ -750,8 +878,14 @@ void frame_draw(struct canvas *cv, const struct mon_snapshot *s, const struct hi
 		free(list);
 		return;
 	}
-	if (s->ngpus == 0)
-		canvas_put(cv, 1, 2, "no NVIDIA GPU found by NVML", COL_WARN, -1);
+	if (s->ngpus == 0) {
+		canvas_put(cv, 1, y, "no NVIDIA GPU found by NVML", COL_WARN, -1);
+		y += 2;
+	} else if (n == 0 && v->visible) {
+		canvas_put(cv, 1, y, v->visible_note[0] ? v->visible_note : "CUDA_VISIBLE_DEVICES leaves no GPU",
+			   COL_WARN, cv->w - 2);
+		y += 2;
+	}
 	/* rows for panels: all but the title, the footer pair and a minimal process table */
 	rows = cv->h - 1 - 2 - (v->once ? 0 : PROCS_MIN) - 1;
 	if (v->once)
@@ -805,6 +939,8 @@ void frame_draw(struct canvas *cv, const struct mon_snapshot *s, const struct hi
 	footer(cv, s, v);
 	if (v->help)
 		help(cv);
+	else if (v->menu != MENU_NONE)
+		menu(cv, v);
 	else if (v->confirm)
 		confirm(cv, v);
 	free(list);
