@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../gpu/collector.h"
@@ -105,6 +106,21 @@ static void on_stop(int sig)
 	stop_signal = sig;
 }
 
+/* collector_wait, without spinning: it returns at once when the collector has stalled or
+ * stopped, and then this sleeps out the timeout (a signal cuts the sleep short). */
+static uint64_t wait_next(struct collector *c, uint64_t seq, int timeout_ms)
+{
+	int64_t t0 = now_ns();
+	uint64_t got = collector_wait(c, seq, timeout_ms);
+
+	if (got == seq && now_ns() - t0 < (int64_t)timeout_ms * 500000LL) {
+		struct timespec ts = {0, (long)timeout_ms * 1000000L};
+
+		nanosleep(&ts, NULL);
+	}
+	return got;
+}
+
 /* Wait until the snapshot has what a first frame shows: two fast samples (CPU % and SM % are
  * differences) and, when rates are wanted, two slow ones. The slow tier publishes without
  * waking collector_wait, so once the fast samples are in, look again every few ms rather than
@@ -116,7 +132,7 @@ static bool first_frame(struct collector *c, struct mon_snapshot *s, struct hist
 	uint64_t seq = 0, added = 0;
 
 	while (now_ns() < deadline && !stop_signal) {
-		seq = collector_wait(c, seq, seq >= 2 ? 5 : 100);
+		seq = wait_next(c, seq, seq >= 2 ? 5 : 100);
 		collector_copy(c, s);
 		if (s->seq != added) {
 			history_add(h, s);
@@ -128,6 +144,15 @@ static bool first_frame(struct collector *c, struct mon_snapshot *s, struct hist
 			break;
 	}
 	return !stop_signal;
+}
+
+static unsigned shown_gpus(const struct mon_snapshot *s)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < s->ngpus; i++)
+		n += s->gpus[i].selected;
+	return n;
 }
 
 static int frame_width(const struct top_opts *o)
@@ -156,7 +181,8 @@ static void print_frame(const struct mon_snapshot *s, const struct history *h,
 	fputs(sb.buf, stdout);
 	if (s->note[0])
 		printf("note: %s\n", s->note);
-	if (v->visible_note[0])
+	/* with no GPU left the frame itself says why */
+	if (v->visible_note[0] && shown_gpus(s))
 		printf("note: %s\n", v->visible_note);
 	sb_release(&sb);
 	canvas_free(&cv);
@@ -188,6 +214,7 @@ static int run_plain(struct collector *c, struct top_view *v, const struct top_o
 	struct mon_snapshot s;
 	struct history h;
 	uint64_t seq;
+	int64_t until;
 	int rc = EXIT_OK;
 
 	v->once = true; /* every GPU and every process; no keys in the footer */
@@ -209,8 +236,11 @@ static int run_plain(struct collector *c, struct top_view *v, const struct top_o
 				rc = EXIT_PIPE;
 				break;
 			}
+			/* the next sample, or the interval's end when none comes (a stalled
+			 * collector: the frame says so, and its clock moves on) */
 			seq = s.seq;
-			while (!stop_signal && collector_wait(c, seq, 100) == seq && !s.stalled)
+			until = now_ns() + (int64_t)(o->delay * 1e9);
+			while (!stop_signal && wait_next(c, seq, 100) == seq && now_ns() < until)
 				;
 			if (stop_signal)
 				break;
