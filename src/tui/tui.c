@@ -5,6 +5,7 @@
 
 #include <curses.h>
 #include <errno.h>
+#include <term.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <signal.h>
@@ -320,13 +321,32 @@ static bool on_key(int ch, struct top_view *v, const struct mon_snapshot *s)
 	return true;
 }
 
-/* A terminal curses can draw on moves the cursor anywhere and clears the screen. TERM=dumb
- * (Emacs' M-x shell, some CI consoles) has neither: curses starts on it and shows nothing. */
-static bool can_drive(void)
+static bool has_cap(const char *name)
 {
-	const char *cup = tigetstr("cup"), *clear = tigetstr("clear");
+	const char *cap = tigetstr(name);
 
-	return cup && cup != (const char *)-1 && clear && clear != (const char *)-1;
+	return cap && cap != (const char *)-1;
+}
+
+/* Can curses draw on this terminal? It must know TERM and be able to move the cursor anywhere
+ * and clear the screen: TERM=dumb (Emacs' M-x shell, some CI consoles) can do neither, and
+ * curses starts on it and shows nothing. Asked of the terminfo entry alone (setupterm), as
+ * newterm on an unknown TERM leaks the screen it began (ncurses 6.4). 0 yes; -1 with e->msg. */
+static int term_check(struct err *e)
+{
+	const char *term = getenv("TERM");
+	int found = 0;
+	bool ok;
+
+	if (!term || !term[0])
+		term = "(TERM unset)";
+	if (setupterm(NULL, STDOUT_FILENO, &found) != OK)
+		return err_set(e, EXIT_OK, "the terminal type '%s' is unknown to curses", term);
+	ok = has_cap("cup") && has_cap("clear");
+	del_curterm(cur_term);
+	if (!ok)
+		return err_set(e, EXIT_OK, "the terminal '%s' cannot move its cursor", term);
+	return 0;
 }
 
 int tui_run(struct collector *c, struct top_view *v, bool color, struct err *e)
@@ -343,21 +363,12 @@ int tui_run(struct collector *c, struct top_view *v, bool color, struct err *e)
 	setlocale(LC_ALL, "");
 	v->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 	quit_requested = 0;
+	if (term_check(e) != 0)
+		return TUI_PLAIN;
 	screen = newterm(NULL, stdout, stdin);
-	if (!screen) {
-		err_set(e, EXIT_OK, "the terminal type '%s' is unknown to curses",
-			term && term[0] ? term : "(TERM unset)");
-		return TUI_PLAIN;
-	}
-	if (!can_drive()) {
-		/* nothing was drawn yet: put the terminal back as it was and say why */
-		endwin();
-		delscreen(screen);
-		screen = NULL;
-		err_set(e, EXIT_OK, "the terminal '%s' cannot move its cursor",
-			term && term[0] ? term : "(TERM unset)");
-		return TUI_PLAIN;
-	}
+	if (!screen)
+		return err_set(e, EXIT_ERROR, "cannot use the terminal '%s'",
+			       term && term[0] ? term : "(TERM unset)");
 	curses_on = 1;
 	atexit(tui_restore);
 	install_signals();
