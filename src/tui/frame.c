@@ -1,6 +1,7 @@
 /*
- * frame.c: the screen of `gpuvet top` (see frame.h): title, GPU panels, plots, footer and
- * overlays. The process table is in frame_procs.c.
+ * frame.c: the screen of `gpuvet top` (see frame.h): title, GPU panels, plots and footer.
+ * The process table is in frame_procs.c, the overlays (help, choosers, kill confirmation) in
+ * frame_overlay.c.
  *
  * A GPU panel answers two questions: what is the GPU doing (utilisation, memory, power
  * against its limit, clocks against their maximum, PCIe and NVLink traffic, GPM activity on
@@ -30,6 +31,40 @@ void frame_view_init(struct top_view *v)
 	v->gpu = -1;
 	v->span_ns = 300LL * 1000000000LL;
 	v->confirm_sig = 15;
+}
+
+void frame_apply_visible(struct mon_snapshot *s, const struct top_view *v)
+{
+	unsigned i;
+
+	if (!v->visible)
+		return;
+	for (i = 0; i < s->ngpus; i++)
+		if (i >= v->nvisible || !v->visible[i])
+			s->gpus[i].selected = false;
+}
+
+void frame_mig_text(const struct gpu *g, char *out, size_t n)
+{
+	const struct num *cur = &g->st.mig_current, *pend = &g->st.mig_pending;
+	bool change = num_ok(cur) && num_ok(pend) && pend->v != cur->v;
+	char after[48] = "";
+
+	out[0] = '\0';
+	if (!num_ok(cur))
+		return;
+	if (change)
+		str_fmt(after, sizeof(after), " (%s after the next GPU reset)", pend->v ? "on" : "off");
+	if (!cur->v) {
+		if (change)
+			str_fmt(out, n, "MIG off%s", after);
+		return;
+	}
+	if (num_ok(&g->st.mig_instances))
+		str_fmt(out, n, "MIG on, %lld instance%s%s", (long long)g->st.mig_instances.v,
+			g->st.mig_instances.v == 1 ? "" : "s", after);
+	else
+		str_fmt(out, n, "MIG on%s", after);
 }
 
 void frame_message(struct top_view *v, bool bad, const char *fmt, ...)
@@ -248,6 +283,22 @@ static void hold_back(const struct mon_snapshot *s, const struct mon_gpu *mg, ch
 	}
 }
 
+void frame_hold_back(const struct mon_snapshot *s, const struct mon_gpu *mg, char *out, size_t n)
+{
+	unsigned char attr;
+
+	hold_back(s, mg, out, n, &attr);
+}
+
+/* The colour of a GPU's MIG text: no instance under MIG is a GPU nothing can use. */
+static unsigned char mig_attr(const struct gpu *g)
+{
+	if (num_ok(&g->st.mig_current) && g->st.mig_current.v && num_ok(&g->st.mig_instances) &&
+	    g->st.mig_instances.v == 0)
+		return COL_WARN | ATTR_BOLD;
+	return COL_ACCENT;
+}
+
 static void short_name(const struct gpu *g, char *out, size_t n)
 {
 	const char *name = text_ok(&g->st.name) ? g->st.name.s : "GPU";
@@ -306,6 +357,9 @@ static void panel_full(struct canvas *cv, int x0, int y, int w, const struct mon
 		lb_text(&l, COL_DIM, g->st.bus_id.s);
 	if (num_ok(&g->s.pstate))
 		lb_textf(&l, 0, "P%lld", (long long)g->s.pstate.v);
+	frame_mig_text(g, hint, sizeof(hint));
+	if (hint[0])
+		lb_text(&l, mig_attr(g), hint);
 	if (text_ok(&g->st.uuid) && w >= 120)
 		lb_text(&l, COL_DIM, g->st.uuid.s);
 	if (mg->lost || mg->hung) {
@@ -426,6 +480,12 @@ static void panel_medium(struct canvas *cv, int x0, int y, int w, const struct m
 	lb_textf(&l, ATTR_BOLD | COL_ACCENT, "%2u", g->index);
 	lb_text(&l, ATTR_BOLD, name);
 	lb_text(&l, attr, st);
+	if (num_ok(&g->st.mig_current) && g->st.mig_current.v) {
+		if (num_ok(&g->st.mig_instances))
+			lb_textf(&l, mig_attr(g), "MIG x%lld", (long long)g->st.mig_instances.v);
+		else
+			lb_text(&l, mig_attr(g), "MIG");
+	}
 	if (!mg->lost && !mg->hung) {
 		f = num_ok(&g->s.util_gpu_pct) ? g->s.util_gpu_pct.v / 100.0 : -1;
 		str_fmt(a, sizeof(a), "%s%%", fmt_num(b, sizeof(b), &g->s.util_gpu_pct, 1, 0));
@@ -608,74 +668,10 @@ static void footer(struct canvas *cv, const struct mon_snapshot *s, const struct
 	} else {
 		str_copy(cost, "collector starting", sizeof(cost));
 	}
-	str_copy(keys, v->once ? "" : "h help  q quit  s sort  / filter  g GPU  k kill", sizeof(keys));
+	str_copy(keys, v->once ? "" : "h help  F6 sort  / filter  g GPU  F9 kill  F10 quit", sizeof(keys));
 	canvas_put(cv, 1, y, keys, ATTR_REVERSE, cv->w - 2);
 	if ((int)(strlen(keys) + strlen(cost)) + 4 < cv->w)
 		canvas_put(cv, cv->w - (int)strlen(cost) - 1, y, cost, ATTR_REVERSE, -1);
-}
-
-static void box(struct canvas *cv, int x, int y, int w, int h)
-{
-	int i;
-
-	canvas_fill(cv, x, y, w, h, ' ', 0);
-	for (i = 0; i < w; i++) {
-		canvas_put(cv, x + i, y, "-", ATTR_BOLD, -1);
-		canvas_put(cv, x + i, y + h - 1, "-", ATTR_BOLD, -1);
-	}
-	for (i = 0; i < h; i++) {
-		canvas_put(cv, x, y + i, "|", ATTR_BOLD, -1);
-		canvas_put(cv, x + w - 1, y + i, "|", ATTR_BOLD, -1);
-	}
-}
-
-static void help(struct canvas *cv)
-{
-	static const char *const lines[] = {
-		"gpuvet top: keys",
-		"",
-		"  q, Ctrl-C      quit",
-		"  h, ?           this help (any key closes it)",
-		"  Up/Down PgUp/PgDn Home/End   select a process",
-		"  s / r          next sort column / reverse the order",
-		"  m u c p        sort by GPU memory, SM%, tree CPU%, PID",
-		"  /              filter processes (command, user, container, PID)",
-		"  g / 0-9 / a    next GPU / that GPU / all GPUs",
-		"  k / K          send SIGTERM / SIGKILL to the selected process",
-		"                 (asks first; re-checks the PID's start time)",
-		"",
-		"TREECPU% is the CPU of the process and all its children (data-loader",
-		"workers), 100 = one core. SM% comes from the driver's per-process",
-		"samples. A pegged core next to a GPU under 30% suggests the input",
-		"pipeline is the bottleneck.",
-	};
-	int w = 0, h = (int)ARRAY_SIZE(lines) + 2, x, y;
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(lines); i++)
-		if ((int)strlen(lines[i]) > w)
-			w = (int)strlen(lines[i]);
-	w += 4;
-	if (w > cv->w)
-		w = cv->w;
-	if (h > cv->h)
-		h = cv->h;
-	x = (cv->w - w) / 2;
-	y = (cv->h - h) / 2;
-	box(cv, x, y, w, h);
-	for (i = 0; i < ARRAY_SIZE(lines) && (int)i < h - 2; i++)
-		canvas_put(cv, x + 2, y + 1 + (int)i, lines[i], i == 0 ? ATTR_BOLD : 0, w - 4);
-}
-
-static void confirm(struct canvas *cv, const struct top_view *v)
-{
-	int w = cv->w - 4 < 70 ? cv->w - 4 : 70, h = 6, x = (cv->w - w) / 2, y = (cv->h - h) / 2;
-
-	box(cv, x, y, w, h);
-	canvas_putf(cv, x + 2, y + 1, ATTR_BOLD | COL_BAD, w - 4, "Send %s to PID %u on GPU %u?",
-		    v->confirm_sig == 9 ? "SIGKILL" : "SIGTERM", v->kill_pid, v->kill_gpu);
-	canvas_put(cv, x + 2, y + 2, v->kill_cmd, 0, w - 4);
-	canvas_put(cv, x + 2, y + 4, "y: send it   any other key: cancel", ATTR_BOLD, w - 4);
 }
 
 static void too_small(struct canvas *cv)
@@ -727,7 +723,7 @@ int frame_once_height(const struct mon_snapshot *s, const struct top_view *v, in
 
 	(void)w;
 	free(idx);
-	return 1 + (int)n * FULL_H + 1 + 1 + (rows ? (int)rows : 1) + 2;
+	return 1 + (n ? (int)n * FULL_H : 2) + 1 + 1 + (rows ? (int)rows : 1) + 2;
 }
 
 void frame_draw(struct canvas *cv, const struct mon_snapshot *s, const struct history *h,
@@ -750,8 +746,14 @@ void frame_draw(struct canvas *cv, const struct mon_snapshot *s, const struct hi
 		free(list);
 		return;
 	}
-	if (s->ngpus == 0)
-		canvas_put(cv, 1, 2, "no NVIDIA GPU found by NVML", COL_WARN, -1);
+	if (s->ngpus == 0) {
+		canvas_put(cv, 1, y, "no NVIDIA GPU found by NVML", COL_WARN, -1);
+		y += 2;
+	} else if (n == 0 && v->visible) {
+		canvas_put(cv, 1, y, v->visible_note[0] ? v->visible_note : "CUDA_VISIBLE_DEVICES leaves no GPU",
+			   COL_WARN, cv->w - 2);
+		y += 2;
+	}
 	/* rows for panels: all but the title, the footer pair and a minimal process table */
 	rows = cv->h - 1 - 2 - (v->once ? 0 : PROCS_MIN) - 1;
 	if (v->once)
@@ -804,8 +806,10 @@ void frame_draw(struct canvas *cv, const struct mon_snapshot *s, const struct hi
 		frame_draw_procs(cv, s, v, y, procs_h);
 	footer(cv, s, v);
 	if (v->help)
-		help(cv);
+		frame_draw_help(cv);
+	else if (v->menu != MENU_NONE)
+		frame_draw_menu(cv, v);
 	else if (v->confirm)
-		confirm(cv, v);
+		frame_draw_confirm(cv, v);
 	free(list);
 }

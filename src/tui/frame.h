@@ -24,6 +24,20 @@
 
 enum sort_key { SORT_GPU_MEM, SORT_SM, SORT_CPU, SORT_HOST_MEM, SORT_PID, SORT_GPU, SORT_N };
 
+/* The choosers drawn over the screen, as htop and nvtop have them on F6 and F9. */
+enum top_menu { MENU_NONE, MENU_SORT, MENU_SIGNAL };
+
+/* The signals the F9 chooser offers, most used first. */
+struct top_signal {
+	int sig;
+	const char *name; /* "SIGTERM" */
+	const char *what; /* what it asks of the process */
+};
+extern const struct top_signal frame_signals[];
+extern const unsigned frame_nsignals;
+/* "SIGTERM" for 15; "signal N" for one not in the table (a static buffer for those). */
+const char *frame_signal_name(int sig);
+
 struct top_view {
 	int sort;	    /* enum sort_key */
 	bool reverse;	    /* ascending instead of descending */
@@ -34,7 +48,9 @@ struct top_view {
 	int row;	    /* selected process row */
 	int scroll;	    /* first process row shown */
 	bool help;
-	/* kill confirmation */
+	int menu;	    /* enum top_menu: the chooser open, if any */
+	int menu_pick;	    /* its highlighted entry */
+	/* kill confirmation (k, K) and the F9 chooser's target */
 	bool confirm;
 	int confirm_sig;
 	unsigned kill_pid, kill_nvml_pid, kill_gpu;
@@ -49,6 +65,11 @@ struct top_view {
 	bool utf8;
 	char host[64];
 	int64_t span_ns;    /* plots cover this much time */
+	/* --only-visible: the GPUs CUDA_VISIBLE_DEVICES leaves (NULL: every GPU), and what
+	 * the variable said when it hides GPUs in a way worth telling ("" nothing) */
+	const bool *visible;
+	unsigned nvisible;
+	char visible_note[300];
 };
 
 void frame_view_init(struct top_view *v);
@@ -57,6 +78,15 @@ void frame_draw(struct canvas *cv, const struct mon_snapshot *s, const struct hi
 		struct top_view *v);
 /* The height `--once` needs to show every GPU panel and every process at width w. */
 int frame_once_height(const struct mon_snapshot *s, const struct top_view *v, int w);
+
+/* Mark the GPUs --only-visible hides as not selected (their panels and processes go); call
+ * after each collector_copy. */
+void frame_apply_visible(struct mon_snapshot *s, const struct top_view *v);
+/* "MIG on, 3 instances", with a pending change after the next reset; "" when MIG is off and
+ * stays off, or the GPU does not say. */
+void frame_mig_text(const struct gpu *g, char *out, size_t n);
+/* What holds a GPU back, in words, most serious first ("" nothing), as its panel says it. */
+void frame_hold_back(const struct mon_snapshot *s, const struct mon_gpu *mg, char *out, size_t n);
 
 /* The process rows as shown: indices into s->procs, filtered and sorted; caller frees. */
 size_t frame_rows(const struct mon_snapshot *s, const struct top_view *v, size_t **idx);

@@ -5,6 +5,7 @@
 
 #include <curses.h>
 #include <errno.h>
+#include <term.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <signal.h>
@@ -113,7 +114,7 @@ static void blit(const struct canvas *cv, bool utf8)
 
 static void do_kill(struct top_view *v)
 {
-	const char *sig = v->confirm_sig == 9 ? "SIGKILL" : "SIGTERM";
+	const char *sig = frame_signal_name(v->confirm_sig);
 	int rc = proctree_signal(v->kill_pid, v->kill_start, v->confirm_sig);
 
 	switch (rc) {
@@ -137,7 +138,9 @@ static void do_kill(struct top_view *v)
 	}
 }
 
-static void ask_kill(struct top_view *v, const struct mon_snapshot *s, int sig)
+/* Take the selected process as the target of a signal; false (and a message) when there is
+ * none that may be signalled: --readonly, no selection, a PID not visible from here. */
+static bool kill_target(struct top_view *v, const struct mon_snapshot *s)
 {
 	size_t *idx, n = frame_rows(s, v, &idx);
 	const struct mon_proc *p;
@@ -145,27 +148,76 @@ static void ask_kill(struct top_view *v, const struct mon_snapshot *s, int sig)
 	if (v->readonly) {
 		frame_message(v, true, "read-only: started with --readonly");
 		free(idx);
-		return;
+		return false;
 	}
 	if (!n || v->row < 0 || (size_t)v->row >= n) {
 		frame_message(v, true, "no process selected");
 		free(idx);
-		return;
+		return false;
 	}
 	p = &s->procs[idx[v->row]];
 	free(idx);
 	if (!p->mapped) {
 		frame_message(v, true, "PID %u is not visible from here: cannot signal it",
 			      p->nvml_pid);
-		return;
+		return false;
 	}
-	v->confirm = true;
-	v->confirm_sig = sig;
 	v->kill_pid = p->host.pid;
 	v->kill_nvml_pid = p->nvml_pid;
 	v->kill_gpu = p->gpu;
 	v->kill_start = p->host.start_ticks;
 	str_copy(v->kill_cmd, p->host.cmd, sizeof(v->kill_cmd));
+	return true;
+}
+
+/* k and K: a confirmation for that signal. */
+static void ask_kill(struct top_view *v, const struct mon_snapshot *s, int sig)
+{
+	if (!kill_target(v, s))
+		return;
+	v->confirm = true;
+	v->confirm_sig = sig;
+}
+
+/* F9: the signal chooser, SIGTERM first; its Enter is the confirmation. */
+static void ask_signal(struct top_view *v, const struct mon_snapshot *s)
+{
+	if (!kill_target(v, s))
+		return;
+	v->menu = MENU_SIGNAL;
+	v->menu_pick = 0;
+}
+
+static bool is_enter(int ch)
+{
+	return ch == '\n' || ch == '\r' || ch == KEY_ENTER;
+}
+
+/* A key while a chooser is open: move, apply or close. */
+static void on_menu_key(int ch, struct top_view *v)
+{
+	int n = v->menu == MENU_SORT ? SORT_N : (int)frame_nsignals;
+
+	switch (ch) {
+	case KEY_UP: v->menu_pick = v->menu_pick > 0 ? v->menu_pick - 1 : n - 1; return;
+	case KEY_DOWN: v->menu_pick = v->menu_pick + 1 < n ? v->menu_pick + 1 : 0; return;
+	case KEY_HOME: case KEY_PPAGE: v->menu_pick = 0; return;
+	case KEY_END: case KEY_NPAGE: v->menu_pick = n - 1; return;
+	default: break;
+	}
+	if (is_enter(ch)) {
+		if (v->menu == MENU_SORT) {
+			v->sort = v->menu_pick;
+			v->row = v->scroll = 0;
+		} else {
+			v->confirm_sig = frame_signals[v->menu_pick].sig;
+			do_kill(v);
+		}
+	} else if (v->menu == MENU_SIGNAL) {
+		frame_message(v, false, "cancelled: nothing sent");
+	}
+	/* Enter applies; Esc, q, F6, F9, F10 or any other key closes the chooser */
+	v->menu = MENU_NONE;
 }
 
 static void next_gpu(struct top_view *v, const struct mon_snapshot *s)
@@ -185,7 +237,11 @@ static bool on_key(int ch, struct top_view *v, const struct mon_snapshot *s)
 {
 	if (v->help) {
 		v->help = false;
-		return ch != 'q';
+		return ch != 'q' && ch != KEY_F(10);
+	}
+	if (v->menu != MENU_NONE) {
+		on_menu_key(ch, v);
+		return true;
 	}
 	if (v->confirm) {
 		v->confirm = false;
@@ -201,7 +257,7 @@ static bool on_key(int ch, struct top_view *v, const struct mon_snapshot *s)
 		if (ch == 27) {
 			v->editing = false;
 			v->filter[0] = '\0';
-		} else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
+		} else if (is_enter(ch)) {
 			v->editing = false;
 			str_copy(v->filter, v->edit, sizeof(v->filter));
 			v->row = v->scroll = 0;
@@ -215,7 +271,18 @@ static bool on_key(int ch, struct top_view *v, const struct mon_snapshot *s)
 		return true;
 	}
 	switch (ch) {
-	case 'q': case 'Q': return false;
+	case 'q': case 'Q': case KEY_F(10): return false;
+	case 27:
+		/* Esc quits, as in nvtop; with a filter set it clears the filter first */
+		if (!v->filter[0])
+			return false;
+		v->filter[0] = '\0';
+		break;
+	case KEY_F(6):
+		v->menu = MENU_SORT;
+		v->menu_pick = v->sort;
+		break;
+	case KEY_F(9): ask_signal(v, s); break;
 	case 'h': case '?': v->help = true; break;
 	case KEY_UP: v->row--; break;
 	case KEY_DOWN: v->row++; break;
@@ -233,7 +300,6 @@ static bool on_key(int ch, struct top_view *v, const struct mon_snapshot *s)
 		v->editing = true;
 		str_copy(v->edit, v->filter, sizeof(v->edit));
 		break;
-	case 27: v->filter[0] = '\0'; break;
 	case 'g': next_gpu(v, s); v->row = v->scroll = 0; break;
 	case 'a': v->gpu = -1; break;
 	case 'k': ask_kill(v, s, SIGTERM); break;
@@ -255,22 +321,54 @@ static bool on_key(int ch, struct top_view *v, const struct mon_snapshot *s)
 	return true;
 }
 
+static bool has_cap(const char *name)
+{
+	const char *cap = tigetstr(name);
+
+	return cap && cap != (const char *)-1;
+}
+
+/* Can curses draw on this terminal? It must know TERM and be able to move the cursor anywhere
+ * and clear the screen: TERM=dumb (Emacs' M-x shell, some CI consoles) can do neither, and
+ * curses starts on it and shows nothing. Asked of the terminfo entry alone (setupterm), as
+ * newterm on an unknown TERM leaks the screen it began (ncurses 6.4). 0 yes; -1 with e->msg. */
+static int term_check(struct err *e)
+{
+	const char *term = getenv("TERM");
+	int found = 0;
+	bool ok;
+
+	if (!term || !term[0])
+		term = "(TERM unset)";
+	if (setupterm(NULL, STDOUT_FILENO, &found) != OK)
+		return err_set(e, EXIT_OK, "the terminal type '%s' is unknown to curses", term);
+	ok = has_cap("cup") && has_cap("clear");
+	del_curterm(cur_term);
+	if (!ok)
+		return err_set(e, EXIT_OK, "the terminal '%s' cannot move its cursor", term);
+	return 0;
+}
+
 int tui_run(struct collector *c, struct top_view *v, bool color, struct err *e)
 {
 	struct mon_snapshot s;
 	struct history h;
 	struct canvas cv;
 	uint64_t drawn_seq = (uint64_t)-1;
-	bool dirty = true;
+	bool dirty = true, by_key = false;
+	const char *term = getenv("TERM");
 
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		return err_set(e, EXIT_USAGE, "top needs a terminal; use 'top --once' or 'watch' in scripts");
 	setlocale(LC_ALL, "");
 	v->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+	quit_requested = 0;
+	if (term_check(e) != 0)
+		return TUI_PLAIN;
 	screen = newterm(NULL, stdout, stdin);
 	if (!screen)
 		return err_set(e, EXIT_ERROR, "cannot use the terminal '%s'",
-			       getenv("TERM") ? getenv("TERM") : "(TERM unset)");
+			       term && term[0] ? term : "(TERM unset)");
 	curses_on = 1;
 	atexit(tui_restore);
 	install_signals();
@@ -299,6 +397,7 @@ int tui_run(struct collector *c, struct top_view *v, bool color, struct err *e)
 		int ch;
 
 		collector_copy(c, &s);
+		frame_apply_visible(&s, v);
 		if (s.seq != drawn_seq) {
 			history_add(&h, &s);
 			dirty = true;
@@ -326,8 +425,10 @@ int tui_run(struct collector *c, struct top_view *v, bool color, struct err *e)
 		dirty = true;
 		if (ch == KEY_RESIZE)
 			continue;
-		if (!on_key(ch, v, &s))
+		if (!on_key(ch, v, &s)) {
+			by_key = true;
 			break;
+		}
 	}
 	tui_restore();
 	delscreen(screen);
@@ -335,5 +436,5 @@ int tui_run(struct collector *c, struct top_view *v, bool color, struct err *e)
 	canvas_free(&cv);
 	history_free(&h);
 	mon_snapshot_free(&s);
-	return 0;
+	return by_key ? TUI_QUIT : TUI_INTERRUPTED;
 }

@@ -15,7 +15,17 @@
 #include "../util/err.h"
 #include "frame.h"
 
-/* Run until the user quits. Returns 0, or -1 with e when the terminal cannot be used. */
+/* How the screen ended. */
+enum tui_end {
+	TUI_QUIT,	 /* a key: q, F10, Esc */
+	TUI_INTERRUPTED, /* SIGINT (Ctrl-C), SIGTERM or SIGHUP */
+	TUI_PLAIN,	 /* curses cannot draw on this terminal (an unknown TERM, or one without
+			    cursor addressing such as TERM=dumb); e->msg says which, nothing was
+			    drawn, and the caller prints plain frames instead */
+};
+
+/* Run until the user quits or a signal stops it; returns an enum tui_end, or -1 with e when
+ * stdin or stdout is not a terminal. */
 int tui_run(struct collector *c, struct top_view *v, bool color, struct err *e);
 /* Put the terminal back if curses has it (safe to call at any time). */
 void tui_restore(void);

@@ -74,8 +74,9 @@ expect_no_grep() {
 	if grep -Eq -- "$2" "$3"; then fail "$1" "unexpected /$2/"; else pass "$1"; fi
 }
 
-# expect_jq NAME FILTER FILE: jq -e FILTER FILE is true.
+# expect_jq NAME FILTER FILE: jq -e FILTER FILE is true. An empty FILE fails: jq 1.6 -e
+# exits 0 on empty input, so a command that printed nothing would pass every check.
 expect_jq() {
-	if jq -e "$2" "$3" >/dev/null 2>&1; then pass "$1"; else
-		fail "$1" "jq '$2' is not true"; fi
+	if [ -s "$3" ] && jq -e "$2" "$3" >/dev/null 2>&1; then pass "$1"; else
+		fail "$1" "jq '$2' is not true$([ -s "$3" ] || echo ' (the file is empty)')"; fi
 }

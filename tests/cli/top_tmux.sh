@@ -1,7 +1,8 @@
 # top_tmux.sh: the interactive `gpuvet top` driven in tmux on replayed scenarios: the screen
 # at 120x40 and 80x24 for 2, 8 and 16 GPUs, the keys (sort, reverse, filter, help, GPU
-# selector, kill with its confirmation), resizing down to 20x5 and back, a GPU lost mid-run,
-# throttling, monochrome, and quitting with the terminal restored.
+# selector, kill with its confirmation, the F6 sort and F9 signal choosers), resizing down to
+# 20x5 and back, a GPU lost mid-run, throttling, monochrome, MIG, quitting with q, F10 and Esc
+# (exit 0), Ctrl-C and SIGTERM (exit 130), and TERM=dumb (plain frames).
 . "$TOP/tests/cli/lib.sh"
 M="$SCEN/monitor"
 
@@ -14,7 +15,7 @@ start() {
 	s=$1 w=$2 h=$3 env=$4
 	shift 4
 	tmux -L "$SOCK" new-session -d -s "$s" -x "$w" -y "$h" \
-		"env TERM=screen LC_ALL=C $env $GPUVET $*; echo EXIT=\$? > $TMP/$s.exit; sleep 600"
+		"trap : INT TERM; env TERM=screen LC_ALL=C $env $GPUVET $*; echo EXIT=\$? > $TMP/$s.exit; sleep 600"
 }
 
 screen() {
@@ -53,15 +54,26 @@ keys() {
 	tmux -L "$SOCK" send-keys -t "$s" "$@"
 }
 
-quit_ok() {
-	keys "$2" q
+# exits_with NAME SESSION CODE: gpuvet ended in SESSION with CODE (waits up to 5 s)
+exits_with() {
 	i=0
 	while [ $i -lt 50 ] && [ ! -s "$TMP/$2.exit" ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
-	if grep -q '^EXIT=0$' "$TMP/$2.exit" 2>/dev/null; then pass "$1"; else
-		fail "$1" "$(cat "$TMP/$2.exit" 2>/dev/null || echo 'did not exit')"; fi
+	if grep -q "^EXIT=$3\$" "$TMP/$2.exit" 2>/dev/null; then pass "$1"; else
+		fail "$1" "$(cat "$TMP/$2.exit" 2>/dev/null || echo 'did not exit'), wanted $3"; fi
+}
+
+# quit_ok NAME SESSION [KEY]: KEY (default q) ends gpuvet with exit code 0
+quit_ok() {
+	keys "$2" "${3:-q}"
+	exits_with "$1" "$2" 0
+}
+
+# gpuvet_pid SESSION: the PID of gpuvet in SESSION (env execs it: the pane shell's child)
+gpuvet_pid() {
+	ps -o pid= --ppid "$(tmux -L "$SOCK" list-panes -t "$1" -F '#{pane_pid}')" | tr -d ' ' | head -1
 }
 
 # ---- two GPUs with a training job, 120x40 ---------------------------------------------------
@@ -70,7 +82,7 @@ see "top starts" a '^ gpuvet top  scrubbed-host  driver 580.159.04'
 see "GPU panels" a '^ GPU 1  H200  ok'
 see "process row" a '4242 alice +3f2a9c1d8e7b +0 +23G +87 .*python3 train.py --epochs 3'
 see "second job appears" a '5151 root .*python3 serve.py'
-see "footer keys" a 'h help  q quit  s sort  / filter  g GPU  k kill'
+see "footer keys" a 'h help  F6 sort  / filter  g GPU  F9 kill  F10 quit'
 see "own cost shown" a 'collector [0-9.]+% CPU'
 keys a s
 see "sort key s" a 'sort: SM%'
@@ -78,6 +90,18 @@ keys a r
 see "reverse r" a 'sort: SM% \(reversed\)'
 keys a p
 see "sort by PID" a 'sort: PID'
+keys a F6
+see "F6 opens the sort chooser" a 'Sort processes by'
+see "the chooser starts at the current sort" a '> PID'
+keys a Up
+see "Up moves in the chooser" a '> host memory'
+keys a Enter
+see "Enter sorts" a 'sort: host memory'
+not_see "the chooser closes" a 'Sort processes by'
+keys a F6 Down Escape
+not_see "Esc closes the chooser" a 'Sort processes by'
+see "Esc in the chooser changes nothing and does not quit" a 'sort: host memory'
+keys a p
 keys a / s e r v e Enter
 see "filter applied" a 'filter: serve'
 not_see "filter hides the rest" a '4242 alice'
@@ -105,6 +129,20 @@ keys a K
 see "SIGKILL asks first" a 'Send SIGKILL to PID 4242'
 keys a y
 see "kill refused in a replay" a 'kill is off here: this is a replay or a fake root'
+keys a F9
+see "F9 opens the signal chooser" a 'Send a signal to PID 4242 on GPU 0'
+see "SIGTERM first" a '> SIGTERM +ask it to stop'
+keys a Down
+see "Down picks SIGKILL" a '> SIGKILL'
+keys a Enter
+see "F9's Enter sends (refused in a replay)" a 'kill is off here: this is a replay or a fake root'
+keys a F9 Escape
+see "F9 then Esc sends nothing" a 'cancelled: nothing sent'
+keys a h
+see "help lists F10" a 'F10, q, Esc +quit'
+see "help lists F6" a 'F6 +choose the sort column'
+see "help lists F9" a 'F9 +choose a signal'
+keys a x
 tmux -L "$SOCK" resize-window -t a -x 20 -y 5
 see "20x5 says too small" a 'terminal too small'
 see "20x5 says the size" a '20x5, need 40x8'
@@ -114,6 +152,54 @@ see "80x24 process row" a '4242 alice'
 n=$(awk 'length > 80' "$TMP/screen" | wc -l)
 [ "$n" = 0 ] && pass "80x24 fits" || fail "80x24 fits" "$n long lines"
 quit_ok "q quits with 0" a
+
+# ---- quitting: F10 and Esc (0), Ctrl-C and SIGTERM (130) -------------------------------------
+start q1 100 30 "" --replay "$M/x2.json" top -d 0.5
+see "top runs (F10)" q1 '^ GPU 1  H200  ok'
+quit_ok "F10 quits with 0" q1 F10
+start q2 100 30 "" --replay "$M/x2.json" top -d 0.5
+see "top runs (Esc)" q2 '^ GPU 1  H200  ok'
+quit_ok "Esc quits with 0" q2 Escape
+start q3 100 30 "" --replay "$M/x2.json" top -d 0.5
+see "top runs (Ctrl-C)" q3 '^ GPU 1  H200  ok'
+keys q3 C-c
+exits_with "Ctrl-C exits 130" q3 130
+start q4 100 30 "" --replay "$M/x2.json" top -d 0.5
+see "top runs (SIGTERM)" q4 '^ GPU 1  H200  ok'
+pid=$(gpuvet_pid q4)
+if [ -n "$pid" ] && kill -TERM "$pid"; then exits_with "SIGTERM exits 130" q4 130; else
+	fail "SIGTERM exits 130" "no gpuvet process found in the pane"; fi
+screen q4
+expect_no_grep "the terminal is restored after SIGTERM" '^ GPU 1  H200' "$TMP/screen"
+start r 100 30 "" --replay "$M/procs.json" top -d 0.5 --readonly
+see "readonly runs" r '4242 alice'
+keys r F9
+see "F9 under --readonly" r 'read-only: started with --readonly'
+not_see "no chooser under --readonly" r 'Send a signal'
+quit_ok "quit readonly" r
+
+# ---- a terminal curses cannot drive: plain frames (bug 9) -------------------------------------
+start t 100 40 "TERM=dumb" --replay "$M/x2.json" top -d 0.5
+see "TERM=dumb says why" t "note: the terminal 'dumb' cannot move its cursor: printing a plain frame every 0.5 s"
+see "TERM=dumb gives a hint" t "hint: 'top --once' prints one frame"
+see "TERM=dumb shows the GPUs" t '^ GPU 1  H200  ok'
+sleep 1.2
+screen t
+n=$(grep -c '^ gpuvet top ' "$TMP/screen")
+[ "$n" -ge 2 ] && pass "TERM=dumb repeats the frame" || fail "TERM=dumb repeats the frame" "$n title lines"
+keys t C-c
+exits_with "TERM=dumb: Ctrl-C exits 130" t 130
+start u 100 40 "TERM=no-such-terminal" --replay "$M/x2.json" top -d 0.5
+see "unknown TERM says why" u "the terminal type 'no-such-terminal' is unknown to curses"
+see "unknown TERM shows the GPUs" u '^ GPU 0  H200  ok'
+keys u C-c
+exits_with "unknown TERM: Ctrl-C exits 130" u 130
+
+# ---- MIG --------------------------------------------------------------------------------------
+start v 140 40 "" --replay "$M/mig.json" top -d 0.5
+see "MIG on the screen" v '^ GPU 0  H200  ok  .*MIG on, 3 instances'
+see "MIG pending on the screen" v '^ GPU 1  H200  ok  .*MIG off \(on after the next GPU reset\)'
+quit_ok "quit MIG" v
 
 # ---- 1, 8 and 16 GPUs -----------------------------------------------------------------------
 start o 80 24 "" --replay "$M/x1.json" top -d 0.5

@@ -151,7 +151,7 @@ static void test_two_gpus_80x24(void)
 	CHECK(strstr(t, "400/700W"));
 	CHECK(strstr(t, "TREECPU%"));
 	CHECK(strstr(t, "python3 train_0.py"));
-	CHECK(strstr(t, "h help  q quit"));
+	CHECK(strstr(t, "h help  F6 sort  / filter  g GPU  F9 kill  F10 quit"));
 	free(t);
 	mon_snapshot_free(&s);
 }
@@ -294,6 +294,105 @@ static void test_fmt(void)
 	CHECK_STR(b, "abcd~");
 }
 
+/* MIG in the panel: on with its instances, a change waiting for a reset, nothing when off. */
+static void test_mig(void)
+{
+	struct mon_snapshot s = snap(3, 0);
+	struct top_view v;
+	char b[96], *t;
+
+	set(&s.gpus[0].g.st.mig_current, 1);
+	set(&s.gpus[0].g.st.mig_pending, 1);
+	set(&s.gpus[0].g.st.mig_instances, 3);
+	set(&s.gpus[1].g.st.mig_current, 0);
+	set(&s.gpus[1].g.st.mig_pending, 1);
+	set(&s.gpus[2].g.st.mig_current, 1);
+	set(&s.gpus[2].g.st.mig_pending, 0);
+	set(&s.gpus[2].g.st.mig_instances, 1);
+	frame_mig_text(&s.gpus[0].g, b, sizeof(b));
+	CHECK_STR(b, "MIG on, 3 instances");
+	frame_mig_text(&s.gpus[1].g, b, sizeof(b));
+	CHECK_STR(b, "MIG off (on after the next GPU reset)");
+	frame_mig_text(&s.gpus[2].g, b, sizeof(b));
+	CHECK_STR(b, "MIG on, 1 instance (off after the next GPU reset)");
+	set(&s.gpus[1].g.st.mig_pending, 0);
+	frame_mig_text(&s.gpus[1].g, b, sizeof(b));
+	CHECK_STR(b, "");
+	s.gpus[1].g.st.mig_current.st = VAL_NA; /* a GPU without MIG */
+	frame_mig_text(&s.gpus[1].g, b, sizeof(b));
+	CHECK_STR(b, "");
+	frame_view_init(&v);
+	t = draw(&s, &v, 140, 40);
+	CHECK(strstr(t, "GPU 0  H200  ok  MIG on, 3 instances"));
+	free(t);
+	t = draw(&s, &v, 100, 14); /* two-line panels */
+	CHECK(strstr(t, " 0  H200  ok  MIG x3"));
+	free(t);
+	mon_snapshot_free(&s);
+}
+
+/* --only-visible: hidden GPUs lose their panel and their processes. */
+static void test_visible(void)
+{
+	struct mon_snapshot s = snap(4, 8);
+	struct top_view v;
+	bool vis[4] = {false, true, false, true};
+	char *t;
+
+	frame_view_init(&v);
+	v.visible = vis;
+	v.nvisible = 4;
+	frame_apply_visible(&s, &v);
+	CHECK(!s.gpus[0].selected && s.gpus[1].selected && !s.gpus[2].selected && s.gpus[3].selected);
+	t = draw(&s, &v, 120, 40);
+	CHECK(strstr(t, "GPU 1  H200") && strstr(t, "GPU 3  H200"));
+	CHECK(!strstr(t, "GPU 0  H200") && !strstr(t, "GPU 2  H200"));
+	CHECK(strstr(t, "train_1.py") && !strstr(t, "train_0.py") && !strstr(t, "train_2.py"));
+	free(t);
+	memset(vis, 0, sizeof(vis));
+	str_copy(v.visible_note, "CUDA_VISIBLE_DEVICES is set and empty: CUDA sees no GPU",
+		 sizeof(v.visible_note));
+	frame_apply_visible(&s, &v);
+	t = draw(&s, &v, 120, 40);
+	CHECK(strstr(t, "\n CUDA_VISIBLE_DEVICES is set and empty"));
+	CHECK(!strstr(t, "H200"));
+	free(t);
+	mon_snapshot_free(&s);
+}
+
+/* The F6 and F9 choosers drawn over the screen. */
+static void test_menus(void)
+{
+	struct mon_snapshot s = snap(2, 2);
+	struct top_view v;
+	char *t;
+
+	frame_view_init(&v);
+	v.menu = MENU_SORT;
+	v.menu_pick = SORT_CPU;
+	t = draw(&s, &v, 100, 30);
+	CHECK(strstr(t, "Sort processes by"));
+	CHECK(strstr(t, "> tree CPU%"));
+	CHECK(strstr(t, "  GPU memory"));
+	free(t);
+	v.menu = MENU_SIGNAL;
+	v.menu_pick = 1;
+	v.kill_pid = 1001;
+	v.kill_gpu = 1;
+	str_copy(v.kill_cmd, "python3 train_1.py", sizeof(v.kill_cmd));
+	t = draw(&s, &v, 100, 30);
+	CHECK(strstr(t, "Send a signal to PID 1001 on GPU 1"));
+	CHECK(strstr(t, "> SIGKILL"));
+	CHECK(strstr(t, "  SIGTERM"));
+	free(t);
+	t = draw(&s, &v, 100, 10); /* a short terminal: the pick stays in view */
+	CHECK(strstr(t, "> SIGKILL"));
+	free(t);
+	CHECK_STR(frame_signal_name(15), "SIGTERM");
+	CHECK_STR(frame_signal_name(64), "signal 64");
+	mon_snapshot_free(&s);
+}
+
 int main(void)
 {
 	RUN(test_too_small);
@@ -303,5 +402,8 @@ int main(void)
 	RUN(test_sort_and_filter);
 	RUN(test_once_height);
 	RUN(test_fmt);
+	RUN(test_mig);
+	RUN(test_visible);
+	RUN(test_menus);
 	return TEST_DONE();
 }

@@ -210,6 +210,17 @@ def main():
             "nvmlDeviceGetPowerUsage": {"timeline": [[0, [0, 78000]], [1, {"hang": True}]]},
         }}},
     })
+    # MIG on GPU 0 with three instances of seven; GPU 1 turns MIG on at its next reset
+    write("mig.json", {
+        "gpuvet_recording": 1, "derive": "x2.json",
+        "description": "GPU 0 in MIG mode with 3 instances; GPU 1 has MIG pending on",
+        "nvml": {"devices": {
+            "0": dict({"nvmlDeviceGetMigMode": [0, 1, 1],
+                       "nvmlDeviceGetMaxMigDeviceCount": [0, 7]},
+                      **{"nvmlDeviceGetMigDeviceHandleByIndex(%d)" % i: [0] for i in range(3)}),
+            "1": {"nvmlDeviceGetMigMode": [0, 0, 1]},
+        }},
+    })
 
 
 if __name__ == "__main__":
