@@ -50,35 +50,35 @@
 #define BURN_SIBLING_FAIL 0.25
 
 static const struct finding_def defs[] = {
-	{"burn.pass", LAYER_HEALTH, "the GPU passed the stress run", false},
-	{"burn.wrong_results", LAYER_HEALTH, "the GPU computed wrong results", false},
-	{"burn.nan_inf", LAYER_HEALTH, "results held NaN or Inf", false},
-	{"burn.memory_errors", LAYER_HEALTH, "the memory test read back wrong words", false},
-	{"burn.ecc_new", LAYER_HEALTH, "ECC errors appeared during the run", false},
-	{"burn.remap", LAYER_HEALTH, "memory row remapping pending or failed during the run", false},
-	{"burn.xid", LAYER_HEALTH, "Xid errors appeared during the run", false},
-	{"burn.pcie_replays", LAYER_HEALTH, "PCIe replays grew during the run", false},
-	{"burn.pcie_link", LAYER_HEALTH, "PCIe link below its maximum under load", false},
-	{"burn.thermal", LAYER_HEALTH, "the GPU slowed down for heat or ran near its slowdown temperature",
-	 false},
-	{"burn.power_brake", LAYER_HEALTH, "hardware power brake asserted during the run", false},
-	{"burn.clock_low", LAYER_HEALTH, "SM clock low under load with no power or heat reason", false},
-	{"burn.power_low", LAYER_HEALTH, "power stayed well below the limit at full clock", false},
-	{"burn.slow_vs_siblings", LAYER_HEALTH, "slower than its siblings of the same model", false},
-	{"burn.hung", LAYER_HEALTH, "the GPU hung: the watchdog gave up on it", false},
-	{"burn.lost", LAYER_HEALTH, "the GPU fell off the bus during the run", false},
-	{"burn.stopped", LAYER_HEALTH, "the run was interrupted: the verdict is partial", false},
-	{"burn.no_telemetry", LAYER_HEALTH, "no telemetry was read during the run", false},
+    {"burn.pass", LAYER_HEALTH, "the GPU passed the stress run", false},
+    {"burn.wrong_results", LAYER_HEALTH, "the GPU computed wrong results", false},
+    {"burn.nan_inf", LAYER_HEALTH, "results held NaN or Inf", false},
+    {"burn.memory_errors", LAYER_HEALTH, "the memory test read back wrong words", false},
+    {"burn.ecc_new", LAYER_HEALTH, "ECC errors appeared during the run", false},
+    {"burn.remap", LAYER_HEALTH, "memory row remapping pending or failed during the run", false},
+    {"burn.xid", LAYER_HEALTH, "Xid errors appeared during the run", false},
+    {"burn.pcie_replays", LAYER_HEALTH, "PCIe replays grew during the run", false},
+    {"burn.pcie_link", LAYER_HEALTH, "PCIe link below its maximum under load", false},
+    {"burn.thermal", LAYER_HEALTH,
+     "the GPU slowed down for heat or ran near its slowdown temperature", false},
+    {"burn.power_brake", LAYER_HEALTH, "hardware power brake asserted during the run", false},
+    {"burn.clock_low", LAYER_HEALTH, "SM clock low under load with no power or heat reason", false},
+    {"burn.power_low", LAYER_HEALTH, "power stayed well below the limit at full clock", false},
+    {"burn.slow_vs_siblings", LAYER_HEALTH, "slower than its siblings of the same model", false},
+    {"burn.hung", LAYER_HEALTH, "the GPU hung: the watchdog gave up on it", false},
+    {"burn.lost", LAYER_HEALTH, "the GPU fell off the bus during the run", false},
+    {"burn.stopped", LAYER_HEALTH, "the run was interrupted: the verdict is partial", false},
+    {"burn.no_telemetry", LAYER_HEALTH, "no telemetry was read during the run", false},
 };
 
 /* burn's ids are not a doctor check: checks/catalog.c joins this table after doctor's, and run
  * stays NULL (doctor never runs it). */
 const struct check check_burn = {
-	.name = "burn",
-	.layer = LAYER_HEALTH,
-	.run = NULL,
-	.defs = defs,
-	.ndefs = ARRAY_SIZE(defs),
+    .name = "burn",
+    .layer = LAYER_HEALTH,
+    .run = NULL,
+    .defs = defs,
+    .ndefs = ARRAY_SIZE(defs),
 };
 
 static double secs(int64_t t_ns)
@@ -109,10 +109,10 @@ static const struct num *field(const struct burn_sample *s, size_t off)
 
 /* A counter between its first and last readable sample. */
 struct delta {
-	bool ok;	      /* read at least twice */
-	int64_t first, last;  /* the values */
+	bool ok;             /* read at least twice */
+	int64_t first, last; /* the values */
 	int64_t t_first, t_last;
-	int64_t t_rise;	      /* the first sample where it stood above its first value */
+	int64_t t_rise; /* the first sample where it stood above its first value */
 };
 
 static struct delta counter_delta(const struct burn_gpu_run *g, size_t off)
@@ -148,9 +148,9 @@ struct figures {
 
 /* What the samples say about one GPU. */
 struct timeline {
-	size_t nread;	/* samples with at least one value read */
+	size_t nread;    /* samples with at least one value read */
 	bool any_tflops; /* the stress reported a rate in some sample */
-	size_t nloaded; /* samples under load */
+	size_t nloaded;  /* samples under load */
 	/* clock-event reasons, over samples where they were read */
 	size_t nce, nthermal, nbrake;
 	int64_t t_thermal, t_brake;
@@ -174,10 +174,11 @@ struct timeline {
 static bool sample_any_read(const struct burn_sample *s)
 {
 	const struct num *all[] = {
-	    &s->temp_c,		 &s->temp_slowdown_c, &s->power_mw,	     &s->power_limit_mw,
-	    &s->sm_mhz,		 &s->sm_max_mhz,      &s->clock_events,      &s->ecc_corrected,
-	    &s->ecc_uncorrected, &s->remap_pending,   &s->remap_failure,     &s->pcie_replays,
-	    &s->pcie_gen,	 &s->pcie_width,      &s->remapped_uncorrectable,
+	    &s->temp_c,         &s->temp_slowdown_c, &s->power_mw,
+	    &s->power_limit_mw, &s->sm_mhz,          &s->sm_max_mhz,
+	    &s->clock_events,   &s->ecc_corrected,   &s->ecc_uncorrected,
+	    &s->remap_pending,  &s->remap_failure,   &s->pcie_replays,
+	    &s->pcie_gen,       &s->pcie_width,      &s->remapped_uncorrectable,
 	};
 	size_t i;
 
@@ -269,7 +270,8 @@ static void read_timeline(const struct burn_gpu_run *g, struct timeline *tl)
 		if (num_ok(&s->pcie_gen) && num_ok(&s->pcie_width) && num_ok(&s->pcie_max_gen) &&
 		    num_ok(&s->pcie_max_width)) {
 			tl->nlink++;
-			if (s->pcie_gen.v < s->pcie_max_gen.v || s->pcie_width.v < s->pcie_max_width.v) {
+			if (s->pcie_gen.v < s->pcie_max_gen.v ||
+			    s->pcie_width.v < s->pcie_max_width.v) {
 				if (tl->nlink_low++ == 0) {
 					tl->t_link_low = s->t_ns;
 					tl->link_low = *s;
@@ -300,10 +302,14 @@ static void ce_names(unsigned ce, char *buf, size_t n)
 		unsigned bit;
 		const char *name;
 	} names[] = {
-	    {CE_GPU_IDLE, "GPU_IDLE"},		{CE_APP_CLOCKS, "APP_CLOCKS"},
-	    {CE_SW_POWER_CAP, "SW_POWER_CAP"},	{CE_HW_SLOWDOWN, "HW_SLOWDOWN"},
-	    {CE_SYNC_BOOST, "SYNC_BOOST"},	{CE_SW_THERMAL, "SW_THERMAL"},
-	    {CE_HW_THERMAL, "HW_THERMAL"},	{CE_HW_POWER_BRAKE, "HW_POWER_BRAKE"},
+	    {CE_GPU_IDLE, "GPU_IDLE"},
+	    {CE_APP_CLOCKS, "APP_CLOCKS"},
+	    {CE_SW_POWER_CAP, "SW_POWER_CAP"},
+	    {CE_HW_SLOWDOWN, "HW_SLOWDOWN"},
+	    {CE_SYNC_BOOST, "SYNC_BOOST"},
+	    {CE_SW_THERMAL, "SW_THERMAL"},
+	    {CE_HW_THERMAL, "HW_THERMAL"},
+	    {CE_HW_POWER_BRAKE, "HW_POWER_BRAKE"},
 	    {CE_DISPLAY_CLOCKS, "DISPLAY_CLOCKS"},
 	};
 	size_t i;
@@ -353,15 +359,17 @@ static void judge_run_state(const struct burn_gpu_run *g, struct findings *out)
 		evidence_board(f, g);
 		finding_evidence(f, "products done before it hung: %llu",
 				 (unsigned long long)g->c.products);
-		finding_fix(f, FIX_ROOT | FIX_SERVICE | FIX_INTERRUPTS,
-			    "read the kernel log (sudo dmesg | grep -i xid), reset the GPU "
-			    "(sudo nvidia-smi -r -i %d) or reboot, check its power cables and reseat it; "
-			    "if it hangs again, RMA the board with its serial",
-			    g->index);
+		finding_fix(
+		    f, FIX_ROOT | FIX_SERVICE | FIX_INTERRUPTS,
+		    "read the kernel log (sudo dmesg | grep -i xid), reset the GPU "
+		    "(sudo nvidia-smi -r -i %d) or reboot, check its power cables and reseat it; "
+		    "if it hangs again, RMA the board with its serial",
+		    g->index);
 	}
 	if (g->c.stopped) {
-		f = finding_add(out, "burn.stopped", SEV_INFO, g->index,
-				"the run was interrupted: this verdict covers only the part that ran");
+		f = finding_add(
+		    out, "burn.stopped", SEV_INFO, g->index,
+		    "the run was interrupted: this verdict covers only the part that ran");
 		finding_evidence(f, "products done: %llu", (unsigned long long)g->c.products);
 		finding_fix(f, 0, "run gpuvet burn again to the end for a full verdict");
 	}
@@ -376,12 +384,14 @@ static void judge_counts(const struct burn_gpu_run *g, struct findings *out)
 		bool consistent = c->reference_errors && !c->compare_errors;
 
 		f = finding_add(out, "burn.wrong_results", SEV_FAIL, g->index, "%s",
-				consistent ? "the GPU is consistently wrong: its result buffers agree "
-					     "with each other but not with the reference"
-					   : "the GPU computed wrong results");
+				consistent
+				    ? "the GPU is consistently wrong: its result buffers agree "
+				      "with each other but not with the reference"
+				    : "the GPU computed wrong results");
 		evidence_board(f, g);
-		finding_evidence(f, "matrix products: %llu; elements differing between result "
-				    "buffers: %llu; elements off the reference: %llu",
+		finding_evidence(f,
+				 "matrix products: %llu; elements differing between result "
+				 "buffers: %llu; elements off the reference: %llu",
 				 (unsigned long long)c->products,
 				 (unsigned long long)c->compare_errors,
 				 (unsigned long long)c->reference_errors);
@@ -407,22 +417,27 @@ static void judge_counts(const struct burn_gpu_run *g, struct findings *out)
 		f = finding_add(out, "burn.memory_errors", SEV_FAIL, g->index,
 				"the memory test read back wrong words");
 		evidence_board(f, g);
-		finding_evidence(f, "words read back wrong: %llu", (unsigned long long)c->mem_errors);
-		finding_fix(f, FIX_SERVICE | FIX_INTERRUPTS,
-			    "reset the GPU (sudo nvidia-smi -r) so pending row remaps apply and run "
-			    "gpuvet burn --mode memory again; if words still read back wrong, RMA the "
-			    "board with its serial");
+		finding_evidence(f, "words read back wrong: %llu",
+				 (unsigned long long)c->mem_errors);
+		finding_fix(
+		    f, FIX_SERVICE | FIX_INTERRUPTS,
+		    "reset the GPU (sudo nvidia-smi -r) so pending row remaps apply and run "
+		    "gpuvet burn --mode memory again; if words still read back wrong, RMA the "
+		    "board with its serial");
 	}
 	if (c->xid_new) {
-		f = finding_add(out, "burn.xid", SEV_FAIL, g->index, "%u Xid error%s during the run, "
-				"the last Xid %d", c->xid_new, c->xid_new == 1 ? "" : "s", c->xid_last);
+		f = finding_add(out, "burn.xid", SEV_FAIL, g->index,
+				"%u Xid error%s during the run, "
+				"the last Xid %d",
+				c->xid_new, c->xid_new == 1 ? "" : "s", c->xid_last);
 		evidence_board(f, g);
 		finding_evidence(f, "kernel log: %u new Xid line%s for this GPU; last code %d",
 				 c->xid_new, c->xid_new == 1 ? "" : "s", c->xid_last);
-		finding_fix(f, FIX_ROOT,
-			    "look up Xid %d in NVIDIA's Xid catalog (gpuvet doctor explains the common "
-			    "ones) and follow its action; read sudo dmesg | grep -i xid for the lines",
-			    c->xid_last);
+		finding_fix(
+		    f, FIX_ROOT,
+		    "look up Xid %d in NVIDIA's Xid catalog (gpuvet doctor explains the common "
+		    "ones) and follow its action; read sudo dmesg | grep -i xid for the lines",
+		    c->xid_last);
 	}
 }
 
@@ -442,24 +457,28 @@ static void judge_counters(const struct burn_gpu_run *g, struct findings *out)
 				unc_grew ? "uncorrectable" : "correctable");
 		evidence_board(f, g);
 		if (unc_grew)
-			finding_evidence(f, "volatile uncorrected ECC: %lld at %.1f s, %lld at %.1f s "
-					    "(first rise at %.1f s)",
-					 (long long)unc.first, secs(unc.t_first), (long long)unc.last,
-					 secs(unc.t_last), secs(unc.t_rise));
+			finding_evidence(f,
+					 "volatile uncorrected ECC: %lld at %.1f s, %lld at %.1f s "
+					 "(first rise at %.1f s)",
+					 (long long)unc.first, secs(unc.t_first),
+					 (long long)unc.last, secs(unc.t_last), secs(unc.t_rise));
 		if (cor_grew)
-			finding_evidence(f, "volatile corrected ECC: %lld at %.1f s, %lld at %.1f s "
-					    "(first rise at %.1f s)",
-					 (long long)cor.first, secs(cor.t_first), (long long)cor.last,
-					 secs(cor.t_last), secs(cor.t_rise));
+			finding_evidence(f,
+					 "volatile corrected ECC: %lld at %.1f s, %lld at %.1f s "
+					 "(first rise at %.1f s)",
+					 (long long)cor.first, secs(cor.t_first),
+					 (long long)cor.last, secs(cor.t_last), secs(cor.t_rise));
 		if (unc_grew)
-			finding_fix(f, FIX_ROOT | FIX_INTERRUPTS | FIX_SERVICE,
-				    "drain the GPU and reset it (sudo nvidia-smi -r -i %d) so the bad rows "
-				    "are remapped, then run gpuvet burn again; if uncorrectable errors "
-				    "recur, RMA the board with its serial",
-				    g->index);
+			finding_fix(
+			    f, FIX_ROOT | FIX_INTERRUPTS | FIX_SERVICE,
+			    "drain the GPU and reset it (sudo nvidia-smi -r -i %d) so the bad rows "
+			    "are remapped, then run gpuvet burn again; if uncorrectable errors "
+			    "recur, RMA the board with its serial",
+			    g->index);
 		else
-			finding_fix(f, 0, "watch the count (gpuvet doctor); a GPU whose corrected "
-					  "errors keep growing under load is failing: plan its RMA");
+			finding_fix(f, 0,
+				    "watch the count (gpuvet doctor); a GPU whose corrected "
+				    "errors keep growing under load is failing: plan its RMA");
 	}
 
 	{
@@ -484,25 +503,30 @@ static void judge_counters(const struct burn_gpu_run *g, struct findings *out)
 			struct delta rows = counter_delta(g, FIELD(remapped_uncorrectable));
 
 			f = finding_add(out, "burn.remap", SEV_FAIL, g->index, "%s",
-					t_failure >= 0 ? "memory row remapping failed: no spare rows left"
-						       : "a memory row remap waits for a GPU reset");
+					t_failure >= 0
+					    ? "memory row remapping failed: no spare rows left"
+					    : "a memory row remap waits for a GPU reset");
 			evidence_board(f, g);
 			if (t_failure >= 0)
 				finding_evidence(f, "remap failure set at %.1f s", secs(t_failure));
 			if (t_pending >= 0)
-				finding_evidence(f, "remap pending set at %.1f s%s", secs(t_pending),
-						 pending_at_start ? " (already at the first sample)" : "");
+				finding_evidence(
+				    f, "remap pending set at %.1f s%s", secs(t_pending),
+				    pending_at_start ? " (already at the first sample)" : "");
 			if (rows.ok)
-				finding_evidence(f, "rows remapped for uncorrectable errors: %lld at "
-						    "%.1f s, %lld at %.1f s",
+				finding_evidence(f,
+						 "rows remapped for uncorrectable errors: %lld at "
+						 "%.1f s, %lld at %.1f s",
 						 (long long)rows.first, secs(rows.t_first),
 						 (long long)rows.last, secs(rows.t_last));
 			if (t_failure >= 0)
-				finding_fix(f, FIX_SERVICE,
-					    "the board has used up its spare rows: RMA it with its serial");
+				finding_fix(
+				    f, FIX_SERVICE,
+				    "the board has used up its spare rows: RMA it with its serial");
 			else
 				finding_fix(f, FIX_ROOT | FIX_INTERRUPTS,
-					    "drain the GPU and reset it (sudo nvidia-smi -r -i %d) to apply "
+					    "drain the GPU and reset it (sudo nvidia-smi -r -i %d) "
+					    "to apply "
 					    "the remap, then run gpuvet burn again",
 					    g->index);
 		}
@@ -513,14 +537,16 @@ static void judge_counters(const struct burn_gpu_run *g, struct findings *out)
 				"PCIe replays grew by %lld during the run",
 				(long long)(rep.last - rep.first));
 		evidence_board(f, g);
-		finding_evidence(f, "PCIe replay counter: %lld at %.1f s, %lld at %.1f s (more than "
-				    "%d in a run is DCGM's limit)",
+		finding_evidence(f,
+				 "PCIe replay counter: %lld at %.1f s, %lld at %.1f s (more than "
+				 "%d in a run is DCGM's limit)",
 				 (long long)rep.first, secs(rep.t_first), (long long)rep.last,
 				 secs(rep.t_last), BURN_PCIE_REPLAYS_MAX);
-		finding_fix(f, FIX_SERVICE | FIX_INTERRUPTS,
-			    "reseat the GPU and its riser or cable; if replays follow the slot after "
-			    "swapping cards, the slot or riser is at fault, if they follow the serial, "
-			    "the card");
+		finding_fix(
+		    f, FIX_SERVICE | FIX_INTERRUPTS,
+		    "reseat the GPU and its riser or cable; if replays follow the slot after "
+		    "swapping cards, the slot or riser is at fault, if they follow the serial, "
+		    "the card");
 	}
 }
 
@@ -536,8 +562,9 @@ static void judge_timeline(const struct burn_gpu_run *g, const struct timeline *
 		f = finding_add(out, "burn.pcie_link", SEV_WARN, g->index,
 				"PCIe link below its maximum under load");
 		evidence_board(f, g);
-		finding_evidence(f, "PCIe Gen%lld x%lld of Gen%lld x%lld at %.1f s; below its maximum "
-				    "in %zu of %zu samples under load",
+		finding_evidence(f,
+				 "PCIe Gen%lld x%lld of Gen%lld x%lld at %.1f s; below its maximum "
+				 "in %zu of %zu samples under load",
 				 (long long)s->pcie_gen.v, (long long)s->pcie_width.v,
 				 (long long)s->pcie_max_gen.v, (long long)s->pcie_max_width.v,
 				 secs(tl->t_link_low), tl->nlink_low, tl->nlink);
@@ -552,20 +579,24 @@ static void judge_timeline(const struct burn_gpu_run *g, const struct timeline *
 		bool margin_warn = tl->has_margin && tl->margin_min_c < BURN_MARGIN_WARN_C;
 
 		if (hot_share || margin_warn) {
-			f = finding_add(out, "burn.thermal",
-					hot_share || margin_fail ? SEV_FAIL : SEV_WARN, g->index, "%s",
-					hot_share ? "clocks slowed down for heat during the run"
-						  : "the GPU ran close to its slowdown temperature");
+			f = finding_add(
+			    out, "burn.thermal", hot_share || margin_fail ? SEV_FAIL : SEV_WARN,
+			    g->index, "%s",
+			    hot_share ? "clocks slowed down for heat during the run"
+				      : "the GPU ran close to its slowdown temperature");
 			evidence_board(f, g);
 			if (tl->nthermal)
-				finding_evidence(f, "thermal slowdown (SW_THERMAL or HW_THERMAL) "
-						    "active in %zu of %zu samples, first at %.1f s",
+				finding_evidence(f,
+						 "thermal slowdown (SW_THERMAL or HW_THERMAL) "
+						 "active in %zu of %zu samples, first at %.1f s",
 						 tl->nthermal, tl->nce, secs(tl->t_thermal));
 			if (tl->has_margin)
-				finding_evidence(f, "margin to slowdown: %lld C at %.1f s (under %d C "
-						    "fails, under %d C warns)",
-						 (long long)tl->margin_min_c, secs(tl->t_margin_min),
-						 BURN_MARGIN_FAIL_C, BURN_MARGIN_WARN_C);
+				finding_evidence(f,
+						 "margin to slowdown: %lld C at %.1f s (under %d C "
+						 "fails, under %d C warns)",
+						 (long long)tl->margin_min_c,
+						 secs(tl->t_margin_min), BURN_MARGIN_FAIL_C,
+						 BURN_MARGIN_WARN_C);
 			if (tl->has_temp)
 				finding_evidence(f, "hottest: %lld C at %.1f s",
 						 (long long)tl->temp_max_c, secs(tl->t_temp_max));
@@ -596,35 +627,41 @@ static void judge_timeline(const struct burn_gpu_run *g, const struct timeline *
 		     (double)tl->nheat_loaded >= BURN_REASON_EXPLAINS_SHARE * tl->nce_loaded);
 
 		if (!explained) {
-			f = finding_add(out, "burn.clock_low", SEV_WARN, g->index,
-					"SM clock low under load with no power cap or heat to explain it");
+			f = finding_add(
+			    out, "burn.clock_low", SEV_WARN, g->index,
+			    "SM clock low under load with no power cap or heat to explain it");
 			evidence_board(f, g);
-			finding_evidence(f, "median SM clock under load: %.0f MHz of %.0f MHz max "
-					    "(%.0f %%; under %.0f %% warns)",
+			finding_evidence(f,
+					 "median SM clock under load: %.0f MHz of %.0f MHz max "
+					 "(%.0f %%; under %.0f %% warns)",
 					 tl->fig.sm_med, tl->fig.sm_max_med,
 					 100 * tl->fig.sm_med / tl->fig.sm_max_med,
 					 100 * BURN_CLOCK_LOW_SHARE);
-			finding_evidence(f, "clock-event reasons seen under load: %s (%zu samples "
-					    "read)",
+			finding_evidence(f,
+					 "clock-event reasons seen under load: %s (%zu samples "
+					 "read)",
 					 reasons, tl->nce_loaded);
-			finding_fix(f, FIX_SERVICE,
-				    "check application clocks and clock locks (nvidia-smi -q -d "
-				    "CLOCK), then the power supply and the BMC's events: HW_SLOWDOWN is "
-				    "an external signal");
+			finding_fix(
+			    f, FIX_SERVICE,
+			    "check application clocks and clock locks (nvidia-smi -q -d "
+			    "CLOCK), then the power supply and the BMC's events: HW_SLOWDOWN is "
+			    "an external signal");
 		}
 	}
 
 	if (tl->any_tflops && tl->has_power && tl->power_limit_mw > 0 && tl->fig.has_sm &&
-	    tl->fig.sm_max_med > 0 && tl->fig.sm_med >= BURN_CLOCK_FULL_SHARE * tl->fig.sm_max_med &&
+	    tl->fig.sm_max_med > 0 &&
+	    tl->fig.sm_med >= BURN_CLOCK_FULL_SHARE * tl->fig.sm_max_med &&
 	    (double)tl->power_max_mw < BURN_POWER_LOW_SHARE * tl->power_limit_mw) {
 		f = finding_add(out, "burn.power_low", SEV_WARN, g->index,
 				"power stayed well below the limit at full clock under the stress");
 		evidence_board(f, g);
-		finding_evidence(f, "peak power under load: %.1f W at %.1f s of a %.1f W limit "
-				    "(%.0f %%; under %.0f %% warns)",
-				 tl->power_max_mw / 1000.0, secs(tl->t_power_max),
-				 tl->power_limit_mw / 1000.0,
-				 100 * tl->power_max_mw / tl->power_limit_mw, 100 * BURN_POWER_LOW_SHARE);
+		finding_evidence(
+		    f,
+		    "peak power under load: %.1f W at %.1f s of a %.1f W limit "
+		    "(%.0f %%; under %.0f %% warns)",
+		    tl->power_max_mw / 1000.0, secs(tl->t_power_max), tl->power_limit_mw / 1000.0,
+		    100 * tl->power_max_mw / tl->power_limit_mw, 100 * BURN_POWER_LOW_SHARE);
 		finding_evidence(f, "median SM clock under load: %.0f MHz of %.0f MHz max",
 				 tl->fig.sm_med, tl->fig.sm_max_med);
 		if (tl->fig.has_tflops)
@@ -699,10 +736,11 @@ static void judge_siblings(const struct burn_gpu_run *gpus, const struct figures
 		} else if (sev > f->sev) {
 			f->sev = sev;
 		}
-		finding_evidence(f, "%s: %.*f %s against a median of %.*f over %zu sibling%s (%s); "
-				    "more than %.0f %% below warns, more than %.0f %% fails",
-				 figures[k].what, tf ? 1 : 0, mine, figures[k].unit, tf ? 1 : 0, med,
-				 nsib, nsib == 1 ? "" : "s", list.buf, 100 * BURN_SIBLING_WARN,
+		finding_evidence(f,
+				 "%s: %.*f %s against a median of %.*f over %zu sibling%s (%s); "
+				 "more than %.0f %% below warns, more than %.0f %% fails",
+				 figures[k].what, tf ? 1 : 0, mine, figures[k].unit, tf ? 1 : 0,
+				 med, nsib, nsib == 1 ? "" : "s", list.buf, 100 * BURN_SIBLING_WARN,
 				 100 * BURN_SIBLING_FAIL);
 		sb_release(&list);
 	}
@@ -720,7 +758,8 @@ static void judge_pass(const struct burn_gpu_run *g, const struct timeline *tl,
 					"passed: no wrong result, error or slowdown");
 
 	evidence_board(f, g);
-	finding_evidence(f, "matrix products: %llu, all checked", (unsigned long long)g->c.products);
+	finding_evidence(f, "matrix products: %llu, all checked",
+			 (unsigned long long)g->c.products);
 	if (tl->fig.has_tflops)
 		finding_evidence(f, "median throughput: %.1f TFLOP/s", tl->fig.tflops_med);
 	if (tl->fig.has_sm)
@@ -728,7 +767,8 @@ static void judge_pass(const struct burn_gpu_run *g, const struct timeline *tl,
 				 tl->fig.sm_max_med > 0 ? "" : " (max unread)");
 	if (tl->has_power)
 		finding_evidence(f, "peak power: %.1f W at %.1f s%s", tl->power_max_mw / 1000.0,
-				 secs(tl->t_power_max), tl->power_limit_mw > 0 ? "" : " (limit unread)");
+				 secs(tl->t_power_max),
+				 tl->power_limit_mw > 0 ? "" : " (limit unread)");
 	if (tl->has_temp)
 		finding_evidence(f, "hottest: %lld C at %.1f s", (long long)tl->temp_max_c,
 				 secs(tl->t_temp_max));
@@ -760,14 +800,15 @@ enum severity burn_judge(const struct burn_gpu_run *gpus, size_t n, struct findi
 		if (findings_worst_since(out, start) < SEV_WARN)
 			judge_pass(g, &tls[i], out);
 		if (tls[i].nread == 0) {
-			struct finding *f =
-			    finding_add(out, "burn.no_telemetry", SEV_WARN, g->index,
-					"no telemetry was read: heat, power and clocks were not judged");
+			struct finding *f = finding_add(
+			    out, "burn.no_telemetry", SEV_WARN, g->index,
+			    "no telemetry was read: heat, power and clocks were not judged");
 
 			evidence_board(f, g);
 			finding_evidence(f, "samples: %zu, none with a value read", g->n);
-			finding_fix(f, 0, "run gpuvet doctor: NVML must answer for telemetry; the "
-					  "verdict rests on the run's own counters");
+			finding_fix(f, 0,
+				    "run gpuvet doctor: NVML must answer for telemetry; the "
+				    "verdict rests on the run's own counters");
 		}
 		sev = findings_worst_since(out, start);
 		if (sev > worst)

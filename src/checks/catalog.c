@@ -53,8 +53,9 @@ const struct finding_def *finding_defs(size_t *n)
 			total += verdict_checks[i]->ndefs;
 		all = xcalloc(total, sizeof(*all));
 		for (i = 0; i < doctor_nchecks + verdict_nchecks; i++) {
-			const struct check *c = i < doctor_nchecks ? doctor_checks[i]
-								   : verdict_checks[i - doctor_nchecks];
+			const struct check *c = i < doctor_nchecks
+						    ? doctor_checks[i]
+						    : verdict_checks[i - doctor_nchecks];
 
 			memcpy(all + count, c->defs, c->ndefs * sizeof(*all));
 			count += c->ndefs;

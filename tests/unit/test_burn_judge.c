@@ -12,7 +12,7 @@
 #include "test.h"
 #include "util/util.h"
 
-#define NS 60		  /* samples per timeline, one a second */
+#define NS  60 /* samples per timeline, one a second */
 #define SEC 1000000000LL
 
 static struct burn_sample tl[4][NS];
