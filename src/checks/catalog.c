@@ -1,6 +1,7 @@
 /*
  * catalog.c: the one table of doctor's checks (struct check, catalog.h), bottom up, and every
- * finding id they define, joined in that order.
+ * finding id they define, joined in that order; then the ids of verdicts other commands give
+ * (burn's, burn/judge.c), which doctor lists and documents but never runs.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,14 @@ const struct check *const doctor_checks[] = {
     &check_toolkit,  &check_framework, &check_env,
 };
 const size_t doctor_nchecks = ARRAY_SIZE(doctor_checks);
+
+/* defined in burn/judge.c: a struct check whose run is NULL */
+extern const struct check check_burn;
+
+const struct check *const verdict_checks[] = {
+    &check_burn,
+};
+const size_t verdict_nchecks = ARRAY_SIZE(verdict_checks);
 
 const struct check *check_find(const char *name)
 {
@@ -40,11 +49,16 @@ const struct finding_def *finding_defs(size_t *n)
 
 		for (i = 0; i < doctor_nchecks; i++)
 			total += doctor_checks[i]->ndefs;
+		for (i = 0; i < verdict_nchecks; i++)
+			total += verdict_checks[i]->ndefs;
 		all = xcalloc(total, sizeof(*all));
-		for (i = 0; i < doctor_nchecks; i++) {
-			memcpy(all + count, doctor_checks[i]->defs,
-			       doctor_checks[i]->ndefs * sizeof(*all));
-			count += doctor_checks[i]->ndefs;
+		for (i = 0; i < doctor_nchecks + verdict_nchecks; i++) {
+			const struct check *c = i < doctor_nchecks
+						    ? doctor_checks[i]
+						    : verdict_checks[i - doctor_nchecks];
+
+			memcpy(all + count, c->defs, c->ndefs * sizeof(*all));
+			count += c->ndefs;
 		}
 	}
 	*n = count;

@@ -29,6 +29,10 @@ struct check {
 /* Every check, bottom up: the order doctor runs them and --list-findings lists their ids. */
 extern const struct check *const doctor_checks[];
 extern const size_t doctor_nchecks;
+/* Verdicts of other commands (burn: burn/judge.c): their ids join the catalog after doctor's,
+ * so --list-findings and docs/findings.md cover them; run is NULL, doctor never runs them. */
+extern const struct check *const verdict_checks[];
+extern const size_t verdict_nchecks;
 
 /* The check called name, or NULL (the unit tests run one check at a time). */
 const struct check *check_find(const char *name);

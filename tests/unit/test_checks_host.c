@@ -257,6 +257,18 @@ static void check_table(void)
 			CHECK(finding_def_find(d->id) == &all[at]);
 		}
 	}
+	/* then the verdicts of other commands (burn), never run by doctor */
+	for (i = 0; i < verdict_nchecks; i++) {
+		const struct check *c = verdict_checks[i];
+		char prefix[48];
+
+		CHECK(c->name && !c->run && c->defs && c->ndefs > 0 && c->layer < LAYER_COUNT);
+		str_fmt(prefix, sizeof(prefix), "%s.", c->name);
+		for (k = 0; k < c->ndefs; k++, at++) {
+			CHECK(c->defs[k].layer == c->layer && str_starts(c->defs[k].id, prefix));
+			CHECK(at < n && finding_def_find(c->defs[k].id) == &all[at]);
+		}
+	}
 	CHECK(at == n);
 	for (i = 0; i < LAYER_COUNT; i++)
 		CHECK(layer_seen[i]);

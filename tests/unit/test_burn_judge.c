@@ -1,0 +1,582 @@
+/*
+ * test_burn_judge.c: burn's verdict rules (burn/judge.c) on constructed timelines: a healthy
+ * run passes; each rule fires on its own fault (throttling, ECC and Xid events mid-run, a slow
+ * sibling among four...) with the values and times in its evidence, and stays silent just
+ * below its threshold; an unread value never triggers anything.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "burn/judge.h"
+#include "gpu/device.h"
+#include "test.h"
+#include "util/util.h"
+
+#define NS  60 /* samples per timeline, one a second */
+#define SEC 1000000000LL
+
+static struct burn_sample tl[4][NS];
+
+static void set(struct num *n, int64_t v)
+{
+	num_set(n, v);
+}
+
+/* An H200 under a healthy stress: 62 C of a 90 C slowdown, 650 of 700 W, 1980 MHz of 1980,
+ * PCIe Gen5 x16, counters still, 600 TFLOP/s. */
+static void healthy(struct burn_sample *s, size_t n)
+{
+	size_t i;
+
+	memset(s, 0, n * sizeof(*s));
+	for (i = 0; i < n; i++) {
+		s[i].t_ns = (int64_t)i * SEC;
+		set(&s[i].temp_c, 62);
+		set(&s[i].temp_slowdown_c, 90);
+		set(&s[i].power_mw, 650000);
+		set(&s[i].power_limit_mw, 700000);
+		set(&s[i].sm_mhz, 1980);
+		set(&s[i].sm_max_mhz, 1980);
+		set(&s[i].clock_events, 0);
+		set(&s[i].ecc_corrected, 4);
+		set(&s[i].ecc_uncorrected, 0);
+		set(&s[i].remap_pending, 0);
+		set(&s[i].remap_failure, 0);
+		set(&s[i].remapped_uncorrectable, 0);
+		set(&s[i].pcie_replays, 10);
+		set(&s[i].pcie_gen, 5);
+		set(&s[i].pcie_width, 16);
+		set(&s[i].pcie_max_gen, 5);
+		set(&s[i].pcie_max_width, 16);
+		s[i].tflops = 600;
+	}
+}
+
+static struct burn_gpu_run gpu(int index, const struct burn_sample *s, size_t n)
+{
+	struct burn_gpu_run g;
+
+	memset(&g, 0, sizeof(g));
+	g.index = index;
+	str_copy(g.name, "NVIDIA H200", sizeof(g.name));
+	str_fmt(g.serial, sizeof(g.serial), "16543210%02d", index);
+	str_fmt(g.bus_id, sizeof(g.bus_id), "00000000:%02X:00.0", 0x18 + index);
+	g.s = s;
+	g.n = n;
+	g.c.products = 12000;
+	g.c.xid_last = -1;
+	return g;
+}
+
+static struct findings fs;
+static enum severity worst;
+
+static void judge(const struct burn_gpu_run *g, size_t n)
+{
+	findings_free(&fs);
+	memset(&fs, 0, sizeof(fs));
+	worst = burn_judge(g, n, &fs);
+}
+
+static const struct finding *find(const char *id, int gpu_index)
+{
+	size_t i;
+
+	for (i = 0; i < fs.n; i++)
+		if (!strcmp(fs.v[i].def->id, id) && fs.v[i].gpu == gpu_index)
+			return &fs.v[i];
+	return NULL;
+}
+
+static size_t count_for(int gpu_index)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < fs.n; i++)
+		k += fs.v[i].gpu == gpu_index;
+	return k;
+}
+
+static bool evidence_has(const struct finding *f, const char *needle)
+{
+	int i;
+
+	for (i = 0; f && i < f->nevidence; i++)
+		if (strstr(f->evidence[i], needle))
+			return true;
+	return false;
+}
+
+/* Only burn.pass for GPU 0: the judged rule stayed silent. */
+static bool passes_only(void)
+{
+	return find("burn.pass", 0) && count_for(0) == 1 && worst == SEV_OK;
+}
+
+static void test_healthy_passes(void)
+{
+	struct burn_gpu_run g;
+	const struct finding *f;
+
+	healthy(tl[0], NS);
+	g = gpu(0, tl[0], NS);
+	judge(&g, 1);
+	CHECK(passes_only());
+	f = find("burn.pass", 0);
+	CHECK(f->sev == SEV_OK && f->fix == NULL);
+	CHECK(evidence_has(f, "serial 1654321000, PCI 00000000:18:00.0"));
+	CHECK(evidence_has(f, "matrix products: 12000"));
+	CHECK(evidence_has(f, "600.0 TFLOP/s"));
+	CHECK(evidence_has(f, "1980 MHz"));
+	CHECK(evidence_has(f, "650.0 W"));
+	CHECK(evidence_has(f, "hottest: 62 C"));
+	/* at the power cap the whole run is normal under a stress (a power-limited H200) */
+	for (size_t i = 0; i < NS; i++)
+		set(&tl[0][i].clock_events, CE_SW_POWER_CAP);
+	judge(&g, 1);
+	CHECK(passes_only());
+}
+
+static void test_wrong_results(void)
+{
+	struct burn_gpu_run g;
+	const struct finding *f;
+
+	healthy(tl[0], NS);
+	g = gpu(0, tl[0], NS);
+	g.c.compare_errors = 3;
+	judge(&g, 1);
+	f = find("burn.wrong_results", 0);
+	CHECK(f && f->sev == SEV_FAIL && worst == SEV_FAIL && !find("burn.pass", 0));
+	CHECK(!strstr(f->summary, "consistently"));
+	CHECK(evidence_has(f, "between result buffers: 3"));
+	CHECK(f->fix && strstr(f->fix, "RMA") && strstr(f->fix, "1654321000"));
+
+	/* all buffers agree but are off the reference: what gpu-burn misses */
+	g.c.compare_errors = 0;
+	g.c.reference_errors = 7;
+	judge(&g, 1);
+	f = find("burn.wrong_results", 0);
+	CHECK(f && f->sev == SEV_FAIL && strstr(f->summary, "consistently wrong"));
+	CHECK(evidence_has(f, "off the reference: 7"));
+}
+
+static void test_nan_and_memory(void)
+{
+	struct burn_gpu_run g;
+	const struct finding *f;
+
+	healthy(tl[0], NS);
+	g = gpu(0, tl[0], NS);
+	g.c.nan_inf = 2;
+	judge(&g, 1);
+	f = find("burn.nan_inf", 0);
+	CHECK(f && f->sev == SEV_FAIL && evidence_has(f, "NaN or Inf elements: 2"));
+	CHECK(!find("burn.memory_errors", 0));
+
+	g.c.nan_inf = 0;
+	g.c.mem_errors = 9;
+	judge(&g, 1);
+	f = find("burn.memory_errors", 0);
+	CHECK(f && f->sev == SEV_FAIL && evidence_has(f, "wrong: 9") && !find("burn.pass", 0));
+}
+
+/* ECC counters rising mid-run: uncorrected fails, corrected alone warns, with the times. */
+static void test_ecc_mid_run(void)
+{
+	struct burn_gpu_run g;
+	const struct finding *f;
+	size_t i;
+
+	healthy(tl[0], NS);
+	for (i = 30; i < NS; i++)
+		set(&tl[0][i].ecc_uncorrected, 2);
+	g = gpu(0, tl[0], NS);
+	judge(&g, 1);
+	f = find("burn.ecc_new", 0);
+	CHECK(f && f->sev == SEV_FAIL && strstr(f->summary, "uncorrectable"));
+	CHECK(evidence_has(f, "uncorrected ECC: 0 at 0.0 s, 2 at 59.0 s (first rise at 30.0 s)"));
+
+	healthy(tl[0], NS);
+	for (i = 45; i < NS; i++)
+		set(&tl[0][i].ecc_corrected, 5);
+	judge(&g, 1);
+	f = find("burn.ecc_new", 0);
+	CHECK(f && f->sev == SEV_WARN && evidence_has(f, "first rise at 45.0 s"));
+	CHECK(worst == SEV_WARN && !find("burn.pass", 0));
+}
+
+static void test_remap(void)
+{
+	struct burn_gpu_run g;
+	const struct finding *f;
+	size_t i;
+
+	healthy(tl[0], NS);
+	for (i = 20; i < NS; i++) {
+		set(&tl[0][i].remap_pending, 1);
+		set(&tl[0][i].remapped_uncorrectable, 1);
+	}
+	g = gpu(0, tl[0], NS);
+	judge(&g, 1);
+	f = find("burn.remap", 0);
+	CHECK(f && f->sev == SEV_FAIL && evidence_has(f, "remap pending set at 20.0 s"));
+	CHECK(!evidence_has(f, "already"));
+	CHECK(f->fix && strstr(f->fix, "nvidia-smi -r -i 0"));
+
+	healthy(tl[0], NS);
+	set(&tl[0][50].remap_failure, 1);
+	judge(&g, 1);
+	f = find("burn.remap", 0);
+	CHECK(f && f->sev == SEV_FAIL && evidence_has(f, "remap failure set at 50.0 s"));
+	CHECK(f->fix && strstr(f->fix, "RMA"));
+}
+
+static void test_xid(void)
+{
+	struct burn_gpu_run g;
+	const struct finding *f;
+
+	healthy(tl[0], NS);
+	g = gpu(0, tl[0], NS);
+	g.c.xid_new = 2;
+	g.c.xid_last = 79;
+	judge(&g, 1);
+	f = find("burn.xid", 0);
+	CHECK(f && f->sev == SEV_FAIL && strstr(f->summary, "Xid 79"));
+	CHECK(evidence_has(f, "2 new Xid lines") && evidence_has(f, "last code 79"));
+	CHECK(worst == SEV_FAIL);
+}
+
+static void test_pcie_replays(void)
+{
+	struct burn_gpu_run g;
+	const struct finding *f;
+
+	healthy(tl[0], NS);
+	set(&tl[0][NS - 1].pcie_replays, 10 + 80);
+	g = gpu(0, tl[0], NS);
+	judge(&g, 1);
+	CHECK(passes_only()); /* 80: DCGM's limit, not above it */
+	set(&tl[0][NS - 1].pcie_replays, 10 + 81);
+	judge(&g, 1);
+	f = find("burn.pcie_replays", 0);
+	CHECK(f && f->sev == SEV_WARN && evidence_has(f, "10 at 0.0 s, 91 at 59.0 s"));
+}
+
+/* A link that trains down under load warns; one that is down only while idle does not. */
+static void test_pcie_link(void)
+{
+	struct burn_gpu_run g;
+	const struct finding *f;
+	size_t i;
+
+	healthy(tl[0], NS);
+	for (i = 0; i < 10; i++) {
+		tl[0][i].tflops = 0; /* warming up: not under load */
+		set(&tl[0][i].pcie_gen, 1);
+	}
+	g = gpu(0, tl[0], NS);
+	judge(&g, 1);
+	CHECK(passes_only());
+
+	for (i = 40; i < NS; i++)
+		set(&tl[0][i].pcie_gen, 4);
+	judge(&g, 1);
+	f = find("burn.pcie_link", 0);
+	CHECK(f && f->sev == SEV_WARN);
+	CHECK(evidence_has(f, "PCIe Gen4 x16 of Gen5 x16 at 40.0 s"));
+	CHECK(evidence_has(f, "in 20 of 50 samples under load"));
+}
+
+/* Thermal slowdown mid-run for ten seconds fails; one lone sample (under 5 %) does not. */
+static void test_throttle_mid_run(void)
+{
+	struct burn_gpu_run g;
+	const struct finding *f;
+	size_t i;
+
+	healthy(tl[0], NS);
+	set(&tl[0][33].clock_events, CE_HW_THERMAL);
+	g = gpu(0, tl[0], NS);
+	judge(&g, 1);
+	CHECK(passes_only());
+
+	for (i = 20; i < 30; i++)
+		set(&tl[0][i].clock_events, CE_SW_THERMAL);
+	judge(&g, 1);
+	f = find("burn.thermal", 0);
+	CHECK(f && f->sev == SEV_FAIL && worst == SEV_FAIL);
+	CHECK(evidence_has(f, "active in 11 of 60 samples, first at 20.0 s"));
+	CHECK(f->fix && strstr(f->fix, "cooling"));
+	/* heat explains the clock: no clock_low beside it */
+	CHECK(!find("burn.clock_low", 0));
+}
+
+static void test_thermal_margin(void)
+{
+	struct burn_gpu_run g;
+	const struct finding *f;
+
+	healthy(tl[0], NS);
+	set(&tl[0][40].temp_c, 81); /* margin 9 C */
+	g = gpu(0, tl[0], NS);
+	judge(&g, 1);
+	f = find("burn.thermal", 0);
+	CHECK(f && f->sev == SEV_WARN && evidence_has(f, "margin to slowdown: 9 C at 40.0 s"));
+	CHECK(evidence_has(f, "hottest: 81 C at 40.0 s"));
+
+	set(&tl[0][40].temp_c, 86); /* margin 4 C */
+	judge(&g, 1);
+	f = find("burn.thermal", 0);
+	CHECK(f && f->sev == SEV_FAIL);
+
+	set(&tl[0][40].temp_c, 80); /* margin 10 C: clear */
+	judge(&g, 1);
+	CHECK(passes_only());
+}
+
+static void test_power_brake(void)
+{
+	struct burn_gpu_run g;
+	const struct finding *f;
+
+	healthy(tl[0], NS);
+	set(&tl[0][12].clock_events, CE_HW_POWER_BRAKE | CE_HW_SLOWDOWN);
+	g = gpu(0, tl[0], NS);
+	judge(&g, 1);
+	f = find("burn.power_brake", 0);
+	CHECK(f && f->sev == SEV_FAIL && evidence_has(f, "in 1 of 60 samples, first at 12.0 s"));
+}
+
+/* A low clock with HW_SLOWDOWN warns and names it; the same clock at the power cap does not. */
+static void test_clock_low(void)
+{
+	struct burn_gpu_run g;
+	const struct finding *f;
+	size_t i;
+
+	healthy(tl[0], NS);
+	for (i = 0; i < NS; i++) {
+		set(&tl[0][i].sm_mhz, 1200);
+		set(&tl[0][i].clock_events, CE_HW_SLOWDOWN);
+	}
+	g = gpu(0, tl[0], NS);
+	judge(&g, 1);
+	f = find("burn.clock_low", 0);
+	CHECK(f && f->sev == SEV_WARN);
+	CHECK(evidence_has(f, "1200 MHz of 1980 MHz max (61 %"));
+	CHECK(evidence_has(f, "reasons seen under load: HW_SLOWDOWN"));
+
+	for (i = 0; i < NS; i++)
+		set(&tl[0][i].clock_events, CE_SW_POWER_CAP);
+	judge(&g, 1);
+	CHECK(passes_only());
+
+	/* 71 % of max: above the line */
+	for (i = 0; i < NS; i++) {
+		set(&tl[0][i].clock_events, 0);
+		set(&tl[0][i].sm_mhz, 1410);
+	}
+	judge(&g, 1);
+	CHECK(!find("burn.clock_low", 0));
+}
+
+static void test_power_low(void)
+{
+	struct burn_gpu_run g;
+	const struct finding *f;
+	size_t i;
+
+	healthy(tl[0], NS);
+	for (i = 0; i < NS; i++)
+		set(&tl[0][i].power_mw, 400000);
+	g = gpu(0, tl[0], NS);
+	judge(&g, 1);
+	f = find("burn.power_low", 0);
+	CHECK(f && f->sev == SEV_WARN && evidence_has(f, "400.0 W at 0.0 s of a 700.0 W limit"));
+
+	/* no TFLOP/s samples (a memory test): not judged */
+	for (i = 0; i < NS; i++)
+		tl[0][i].tflops = -1;
+	judge(&g, 1);
+	CHECK(passes_only());
+}
+
+/* Four H200s, GPU 2 slower: 15 % below warns, 35 % below fails, each sibling named. */
+static void test_slow_sibling_among_four(void)
+{
+	struct burn_gpu_run g[4];
+	const struct finding *f;
+	int k;
+	size_t i;
+
+	for (k = 0; k < 4; k++) {
+		healthy(tl[k], NS);
+		for (i = 0; i < NS; i++)
+			tl[k][i].tflops = 600 + k; /* 600, 601, (602), 603 */
+		g[k] = gpu(k, tl[k], NS);
+	}
+	for (i = 0; i < NS; i++)
+		tl[2][i].tflops = 510;
+	judge(g, 4);
+	f = find("burn.slow_vs_siblings", 2);
+	CHECK(f && f->sev == SEV_WARN && worst == SEV_WARN);
+	CHECK(evidence_has(f, "median throughput: 510.0 TFLOP/s against a median of 601.0"));
+	CHECK(evidence_has(f, "3 siblings (GPU 0 600.0, GPU 1 601.0, GPU 3 603.0)"));
+	CHECK(find("burn.pass", 0) && find("burn.pass", 1) && find("burn.pass", 3));
+	CHECK(!find("burn.pass", 2));
+
+	for (i = 0; i < NS; i++) {
+		tl[2][i].tflops = 390;
+		set(&tl[2][i].sm_mhz, 1500);
+	}
+	judge(g, 4);
+	f = find("burn.slow_vs_siblings", 2);
+	CHECK(f && f->sev == SEV_FAIL);
+	CHECK(evidence_has(f, "median SM clock under load: 1500 MHz against a median of 1980"));
+
+	/* 9 % below: within the tolerance */
+	for (i = 0; i < NS; i++) {
+		tl[2][i].tflops = 548;
+		set(&tl[2][i].sm_mhz, 1980);
+	}
+	judge(g, 4);
+	CHECK(find("burn.pass", 2) && !find("burn.slow_vs_siblings", 2));
+
+	/* another model is no sibling */
+	for (i = 0; i < NS; i++)
+		tl[2][i].tflops = 390;
+	str_copy(g[2].name, "NVIDIA H100 80GB HBM3", sizeof(g[2].name));
+	judge(g, 4);
+	CHECK(find("burn.pass", 2) && !find("burn.slow_vs_siblings", 2));
+}
+
+/* Unread values (not VAL_OK) are skipped, never read as 0, whatever v holds. */
+static void test_unread_values_trigger_nothing(void)
+{
+	struct burn_gpu_run g;
+	size_t i;
+
+	healthy(tl[0], NS);
+	set(&tl[0][NS - 1].ecc_uncorrected, 0);
+	for (i = 0; i < NS; i += 2) {
+		/* an unread slowdown threshold: read as 0, the margin would be -62 C */
+		tl[0][i].temp_slowdown_c.st = VAL_NA;
+		tl[0][i].temp_slowdown_c.v = 0;
+		/* unread clock-event reasons with every bit in v */
+		tl[0][i].clock_events.st = VAL_ERR;
+		tl[0][i].clock_events.v = 0xffff;
+		/* an unread SM clock and power: read as 0, a low clock and low power */
+		tl[0][i].sm_mhz.st = VAL_ERR;
+		tl[0][i].sm_mhz.v = 0;
+		tl[0][i].power_mw.st = VAL_NA;
+		tl[0][i].power_mw.v = 0;
+		/* an unread PCIe link: read as 0, below its maximum */
+		tl[0][i].pcie_gen.st = VAL_ERR;
+		tl[0][i].pcie_gen.v = 0;
+		/* remap flags unread with v set */
+		tl[0][i].remap_pending.st = VAL_ERR;
+		tl[0][i].remap_pending.v = 1;
+	}
+	/* a counter unread at the start: read as 0, ECC and replays would seem to grow */
+	tl[0][0].ecc_corrected.st = VAL_ERR;
+	tl[0][0].ecc_corrected.v = 0;
+	tl[0][0].pcie_replays.st = VAL_UNSET;
+	tl[0][0].pcie_replays.v = -1000;
+	g = gpu(0, tl[0], NS);
+	judge(&g, 1);
+	CHECK(passes_only());
+}
+
+static void test_run_state(void)
+{
+	struct burn_gpu_run g;
+	const struct finding *f;
+
+	healthy(tl[0], NS);
+	g = gpu(0, tl[0], NS);
+	g.c.stopped = true;
+	judge(&g, 1);
+	f = find("burn.stopped", 0);
+	CHECK(f && f->sev == SEV_INFO && find("burn.pass", 0) && worst == SEV_INFO);
+
+	g.c.stopped = false;
+	g.c.hung = true;
+	judge(&g, 1);
+	f = find("burn.hung", 0);
+	CHECK(f && f->sev == SEV_FAIL && !find("burn.pass", 0));
+	CHECK(f->fix && strstr(f->fix, "power cables"));
+
+	g.c.hung = false;
+	g.c.lost = true;
+	judge(&g, 1);
+	f = find("burn.lost", 0);
+	CHECK(f && f->sev == SEV_FAIL && evidence_has(f, "serial 1654321000"));
+}
+
+/* No samples: a warning, and the GPU still passes on its counters (or fails on them). */
+static void test_no_telemetry(void)
+{
+	struct burn_gpu_run g = gpu(0, NULL, 0);
+	const struct finding *f;
+	size_t i;
+
+	judge(&g, 1);
+	f = find("burn.no_telemetry", 0);
+	CHECK(f && f->sev == SEV_WARN && find("burn.pass", 0) && worst == SEV_WARN);
+
+	/* samples with nothing read count as none */
+	memset(tl[0], 0, sizeof(tl[0]));
+	for (i = 0; i < NS; i++)
+		tl[0][i].tflops = -1;
+	g = gpu(0, tl[0], NS);
+	judge(&g, 1);
+	CHECK(find("burn.no_telemetry", 0) && find("burn.pass", 0));
+
+	g.c.compare_errors = 1;
+	judge(&g, 1);
+	CHECK(find("burn.no_telemetry", 0) && !find("burn.pass", 0) && worst == SEV_FAIL);
+}
+
+/* The worst severity over every GPU comes back; each GPU gets its own findings. */
+static void test_worst_over_gpus(void)
+{
+	struct burn_gpu_run g[2];
+
+	healthy(tl[0], NS);
+	healthy(tl[1], NS);
+	g[0] = gpu(0, tl[0], NS);
+	g[1] = gpu(1, tl[1], NS);
+	g[1].c.xid_new = 1;
+	g[1].c.xid_last = 48;
+	judge(g, 2);
+	CHECK(worst == SEV_FAIL);
+	CHECK(find("burn.pass", 0) && count_for(0) == 1);
+	CHECK(find("burn.xid", 1) && !find("burn.pass", 1));
+	CHECK(findings_worst(&fs) == SEV_FAIL);
+}
+
+int main(void)
+{
+	RUN(test_healthy_passes);
+	RUN(test_wrong_results);
+	RUN(test_nan_and_memory);
+	RUN(test_ecc_mid_run);
+	RUN(test_remap);
+	RUN(test_xid);
+	RUN(test_pcie_replays);
+	RUN(test_pcie_link);
+	RUN(test_throttle_mid_run);
+	RUN(test_thermal_margin);
+	RUN(test_power_brake);
+	RUN(test_clock_low);
+	RUN(test_power_low);
+	RUN(test_slow_sibling_among_four);
+	RUN(test_unread_values_trigger_nothing);
+	RUN(test_run_state);
+	RUN(test_no_telemetry);
+	RUN(test_worst_over_gpus);
+	findings_free(&fs);
+	return TEST_DONE();
+}
