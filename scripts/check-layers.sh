@@ -31,7 +31,7 @@ function rank(layer) {
 	if (layer == "vendor" || layer == "host") return 2
 	if (layer == "gpu") return 3
 	if (layer == "checks" || layer == "bench" || layer == "tui") return 4
-	if (layer == "replay") return 5
+	if (layer == "replay" || layer == "burn") return 5
 	if (layer == "cmd") return 6
 	if (layer == "main") return 7
 	return -1

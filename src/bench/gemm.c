@@ -526,6 +526,65 @@ out:
 	return rc;
 }
 
+static const struct gemm_prec *prec_find(int prec)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(precs); i++)
+		if (precs[i].prec == prec)
+			return &precs[i];
+	return NULL;
+}
+
+int gemm_burn_shape(int prec, uint64_t n, struct gemm_shape *sh, struct gemm_burn_prec *bp)
+{
+	const struct gemm_prec *pr = prec_find(prec);
+
+	if (!pr)
+		return -1;
+	memset(sh, 0, sizeof(*sh));
+	sh->transa = LT_OP_T;
+	sh->transb = LT_OP_N;
+	sh->m = sh->n = sh->k = n;
+	sh->lda = sh->ldb = sh->ldc = (int64_t)n;
+	sh->a_type = pr->a_type;
+	sh->c_type = pr->c_type;
+	sh->compute = pr->compute;
+	sh->scale_type = pr->scale_type;
+	bp->fill_type = pr->fill_type;
+	bp->out_type = pr->c_type == LT_R_64F   ? GV_F64
+		       : pr->c_type == LT_R_32F ? GV_F32
+		       : pr->c_type == LT_R_16F ? GV_F16
+						: GV_BF16;
+	bp->a_bytes = pr->a_bytes;
+	bp->c_bytes = pr->c_bytes;
+	bp->min_cc = pr->min_cc;
+	return 0;
+}
+
+int gemm_burn_check(struct bench_env *env, struct bench_gpu *g, int prec,
+		    const struct gemm_shape *sh, struct gemm_plan *p, uint64_t n, int *bad,
+		    struct err *e)
+{
+	const struct gemm_prec *pr = prec_find(prec);
+	struct bench_result r;
+
+	memset(&r, 0, sizeof(r));
+	*bad = 0;
+	if (!pr || verify(env, g, pr, sh, p, n, &r, e))
+		return -1;
+	/* "MISMATCH: 60 of 64 entries within ..." */
+	if (r.verified == VERIFY_FAILED) {
+		int ok = 0, all = 0;
+
+		if (sscanf(r.verify, "MISMATCH: %d of %d", &ok, &all) == 2)
+			*bad = all - ok;
+		if (*bad <= 0)
+			*bad = 1;
+	}
+	return 0;
+}
+
 /* The headline: a burst of c->burst_ops products, then at least c->sustain_s seconds of
  * products back to back between two events (segments in between give the spread; they
  * record on the stream without holding it). The result's median is the whole run's rate. */
