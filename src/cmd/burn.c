@@ -34,6 +34,7 @@ static const char usage[] =
 	"Stress every selected GPU at once with matrix products (cuBLASLt) whose results are\n"
 	"compared with each other and with an fp64 reference, then judge each GPU: PASS or FAIL.\n"
 	"\n"
+	"options:\n"
 	"  -i, --id IDS            only these GPUs: index, UUID or PCI bus id (comma-separated)\n"
 	"  --duration SEC          how long to run (default: level 1)\n"
 	"  --level N               1 = 30 s, 2 = 3 min, 3 = 15 min, 4 = 1 h\n"
