@@ -462,10 +462,11 @@ static int read_vec(struct bench_env *env, struct bench_gpu *g, cu_ptr src, bool
 			"cuMemcpyDtoH", g, e);
 }
 
-/* Check 8x8 entries of the product of n x n matrices on the GPU, in the layout of sh. */
+/* Check 8x8 entries of the product of n x n matrices on the GPU, in the layout of sh;
+ * *nbad (when not NULL): the entries outside the tolerance. */
 static int verify(struct bench_env *env, struct bench_gpu *g, const struct gemm_prec *pr,
 		  const struct gemm_shape *sh, struct gemm_plan *p, uint64_t n,
-		  struct bench_result *r, struct err *e)
+		  struct bench_result *r, int *nbad, struct err *e)
 {
 	size_t rowb = (size_t)n * (size_t)pr->a_bytes, colc = (size_t)n * (size_t)pr->c_bytes;
 	unsigned char *arows = xmalloc(rowb * VROWS), *bcols = xmalloc(rowb * VROWS);
@@ -512,6 +513,8 @@ static int verify(struct bench_env *env, struct bench_gpu *g, const struct gemm_
 				worst = d / tol;
 		}
 	r->verified = bad ? VERIFY_FAILED : VERIFY_OK;
+	if (nbad)
+		*nbad = bad;
 	str_fmt(r->verify, sizeof(r->verify),
 		"%s: %d of %d entries within %.0e*sum|ab| + %.0e*|ref| of an fp64 CPU reference "
 		"(worst %.2f of its tolerance)",
@@ -571,18 +574,9 @@ int gemm_burn_check(struct bench_env *env, struct bench_gpu *g, int prec,
 
 	memset(&r, 0, sizeof(r));
 	*bad = 0;
-	if (!pr || verify(env, g, pr, sh, p, n, &r, e))
-		return -1;
-	/* "MISMATCH: 60 of 64 entries within ..." */
-	if (r.verified == VERIFY_FAILED) {
-		int ok = 0, all = 0;
-
-		if (sscanf(r.verify, "MISMATCH: %d of %d", &ok, &all) == 2)
-			*bad = all - ok;
-		if (*bad <= 0)
-			*bad = 1;
-	}
-	return 0;
+	if (!pr)
+		return err_set(e, EXIT_ERROR, "no such precision");
+	return verify(env, g, pr, sh, p, n, &r, bad, e);
 }
 
 /* The headline: a burst of c->burst_ops products, then at least c->sustain_s seconds of
@@ -886,7 +880,7 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h,
 					"%d SMs x %d MHz x %d %s FMA x 2", g->sm_count,
 					g->clock_mhz, fma, tensor ? "tensor" : "CUDA-core");
 			}
-			if (verify(env, g, pr, &sh, &p, n, r, e)) {
+			if (verify(env, g, pr, &sh, &p, n, r, NULL, e)) {
 				gemm_plan_free(env, &p);
 				goto out;
 			}
