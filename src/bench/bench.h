@@ -323,6 +323,8 @@ void bench_hfree(struct bench_env *env, void **p);
 	K(K_FILL_SMALL_INT, "gv_fill_small_int")                                                   \
 	K(K_VERIFY_ALLREDUCE, "gv_verify_allreduce")                                               \
 	K(K_AXPY, "gv_axpy")                                                                       \
+	K(K_BURN_COMPARE, "gv_burn_compare")                                                       \
+	K(K_BURN_INJECT, "gv_burn_inject")                                                         \
 	/* memory.cu variants: op x shape, in this order (memory.c counts on it) */                \
 	K(K_COPY_GS4, "gv_copy_gs4")                                                               \
 	K(K_COPY_GS8, "gv_copy_gs8")                                                               \

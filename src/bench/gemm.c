@@ -462,10 +462,11 @@ static int read_vec(struct bench_env *env, struct bench_gpu *g, cu_ptr src, bool
 			"cuMemcpyDtoH", g, e);
 }
 
-/* Check 8x8 entries of the product of n x n matrices on the GPU, in the layout of sh. */
+/* Check 8x8 entries of the product of n x n matrices on the GPU, in the layout of sh;
+ * *nbad (when not NULL): the entries outside the tolerance. */
 static int verify(struct bench_env *env, struct bench_gpu *g, const struct gemm_prec *pr,
 		  const struct gemm_shape *sh, struct gemm_plan *p, uint64_t n,
-		  struct bench_result *r, struct err *e)
+		  struct bench_result *r, int *nbad, struct err *e)
 {
 	size_t rowb = (size_t)n * (size_t)pr->a_bytes, colc = (size_t)n * (size_t)pr->c_bytes;
 	unsigned char *arows = xmalloc(rowb * VROWS), *bcols = xmalloc(rowb * VROWS);
@@ -512,6 +513,8 @@ static int verify(struct bench_env *env, struct bench_gpu *g, const struct gemm_
 				worst = d / tol;
 		}
 	r->verified = bad ? VERIFY_FAILED : VERIFY_OK;
+	if (nbad)
+		*nbad = bad;
 	str_fmt(r->verify, sizeof(r->verify),
 		"%s: %d of %d entries within %.0e*sum|ab| + %.0e*|ref| of an fp64 CPU reference "
 		"(worst %.2f of its tolerance)",
@@ -524,6 +527,56 @@ out:
 	free(bcols);
 	free(ccols);
 	return rc;
+}
+
+static const struct gemm_prec *prec_find(int prec)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(precs); i++)
+		if (precs[i].prec == prec)
+			return &precs[i];
+	return NULL;
+}
+
+int gemm_burn_shape(int prec, uint64_t n, struct gemm_shape *sh, struct gemm_burn_prec *bp)
+{
+	const struct gemm_prec *pr = prec_find(prec);
+
+	if (!pr)
+		return -1;
+	memset(sh, 0, sizeof(*sh));
+	sh->transa = LT_OP_T;
+	sh->transb = LT_OP_N;
+	sh->m = sh->n = sh->k = n;
+	sh->lda = sh->ldb = sh->ldc = (int64_t)n;
+	sh->a_type = pr->a_type;
+	sh->c_type = pr->c_type;
+	sh->compute = pr->compute;
+	sh->scale_type = pr->scale_type;
+	bp->fill_type = pr->fill_type;
+	bp->out_type = pr->c_type == LT_R_64F   ? GV_F64
+		       : pr->c_type == LT_R_32F ? GV_F32
+		       : pr->c_type == LT_R_16F ? GV_F16
+						: GV_BF16;
+	bp->a_bytes = pr->a_bytes;
+	bp->c_bytes = pr->c_bytes;
+	bp->min_cc = pr->min_cc;
+	return 0;
+}
+
+int gemm_burn_check(struct bench_env *env, struct bench_gpu *g, int prec,
+		    const struct gemm_shape *sh, struct gemm_plan *p, uint64_t n, int *bad,
+		    struct err *e)
+{
+	const struct gemm_prec *pr = prec_find(prec);
+	struct bench_result r;
+
+	memset(&r, 0, sizeof(r));
+	*bad = 0;
+	if (!pr)
+		return err_set(e, EXIT_ERROR, "no such precision");
+	return verify(env, g, pr, sh, p, n, &r, bad, e);
 }
 
 /* The headline: a burst of c->burst_ops products, then at least c->sustain_s seconds of
@@ -848,7 +901,7 @@ static int gemm_gpu(struct bench_env *env, struct bench_gpu *g, lt_handle h,
 					"%d SMs x %d MHz x %d %s FMA x 2", g->sm_count,
 					g->clock_mhz, fma, tensor ? "tensor" : "CUDA-core");
 			}
-			if (verify(env, g, pr, &sh, &p, n, r, e)) {
+			if (verify(env, g, pr, &sh, &p, n, r, NULL, e)) {
 				gemm_plan_free(env, &p);
 				goto out;
 			}

@@ -47,6 +47,19 @@ int gemm_enqueue(struct bench_env *env, struct bench_gpu *g, struct gemm_plan *p
 int gemm_pick(struct bench_env *env, struct bench_gpu *g, struct gemm_plan *p, int *tried,
 	      struct err *e);
 void gemm_plan_free(struct bench_env *env, struct gemm_plan *p);
+/* For burn (src/burn/stress.c), which runs bench's products and checks: precision prec
+ * (PREC_*) as an n x n x n product in the TN layout, and what its operands and results hold. */
+struct gemm_burn_prec {
+	int fill_type, out_type; /* enum gv_dtype of the operands and of the result */
+	int a_bytes, c_bytes, min_cc;
+};
+/* -1 when bench has no such precision. */
+int gemm_burn_shape(int prec, uint64_t n, struct gemm_shape *sh, struct gemm_burn_prec *bp);
+/* bench's verification of p's last product (8 x 8 entries against an fp64 CPU reference);
+ * *bad: the entries outside its tolerance. */
+int gemm_burn_check(struct bench_env *env, struct bench_gpu *g, int prec,
+		    const struct gemm_shape *sh, struct gemm_plan *p, uint64_t n, int *bad,
+		    struct err *e);
 /* Element i of an array of cudaDataType lt_type (LT_R_*) as a double. */
 double bench_decode(int lt_type, const void *p, size_t i);
 

@@ -520,6 +520,57 @@ static void k_triad(void **a)
 	for (i = 0; i < n; i++)
 		x[i] = fmaf(s, c[i], b[i]);
 }
+/* burn.cu's compare and fault injection, element by element */
+static uint64_t burn_load(const void *p, size_t i, int eb)
+{
+	return eb == 8 ? ((const uint64_t *)p)[i]
+	       : eb == 4 ? ((const uint32_t *)p)[i]
+			 : ((const uint16_t *)p)[i];
+}
+static void k_burn_compare(void **a)
+{
+	const void *x = PTR(0, void), *ref = PTR(1, void);
+	size_t n = ARG(2, size_t), i;
+	int dt = ARG(3, int), eb = ARG(4, int);
+	uint64_t *counts = PTR(5, uint64_t);
+	uint64_t ex = dt == GV_F64 ? 0x7ff0000000000000ull
+		      : dt == GV_F32 ? 0x7f800000u
+		      : dt == GV_F16 ? 0x7c00u
+				     : 0x7f80u;
+
+	for (i = 0; i < n; i++) {
+		uint64_t w = burn_load(x, i, eb);
+
+		counts[0] += w != burn_load(ref, i, eb);
+		counts[1] += (w & ex) == ex;
+	}
+}
+static void k_burn_inject(void **a)
+{
+	void *p = PTR(0, void);
+	size_t n = ARG(1, size_t), at = ARG(5, size_t), i;
+	int dt = ARG(2, int), eb = ARG(3, int), mode = ARG(4, int);
+	int mant = dt == GV_F64 ? 52 : dt == GV_F32 ? 23 : dt == GV_F16 ? 10 : 7;
+	uint64_t nan = dt == GV_F64 ? 0x7ff8000000000000ull
+		       : dt == GV_F32 ? 0x7fc00000u
+		       : dt == GV_F16 ? 0x7e00u
+				      : 0x7fc0u;
+
+	for (i = 0; i < n; i++) {
+		uint64_t w;
+
+		if (mode != 2 && i != at)
+			continue;
+		w = burn_load(p, i, eb);
+		w = mode == 0 ? w ^ 1u : mode == 1 ? nan : w + (1ull << (mant - 4));
+		if (eb == 8)
+			((uint64_t *)p)[i] = w;
+		else if (eb == 4)
+			((uint32_t *)p)[i] = (uint32_t)w;
+		else
+			((uint16_t *)p)[i] = (uint16_t)w;
+	}
+}
 
 static const struct {
 	const char *name;
@@ -539,6 +590,8 @@ static const struct {
 	{"gv_fill_small_int", k_fill_small_int, -1},
 	{"gv_verify_allreduce", k_verify_allreduce, -1},
 	{"gv_axpy", k_axpy, 0},
+	{"gv_burn_compare", k_burn_compare, -1},
+	{"gv_burn_inject", k_burn_inject, -1},
 	{"gv_copy_gs4", k_copy, 0},
 	{"gv_copy_gs8", k_copy, 0},
 	{"gv_copy_bt4", k_copy, 0},

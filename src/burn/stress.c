@@ -1,0 +1,329 @@
+/*
+ * stress.c: burn's compute stress (interface and method in stress.h). gpu-burn's idea, on
+ * bench's machinery: the same product (same operands, same algorithm) written to many result
+ * buffers must give the same bits every time, so a GPU that computes a wrong element now and
+ * then shows as differing buffers; a GPU that is wrong every time in the same way does not,
+ * which is what the fp64 reference check (bench's verification) is for.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../bench/gemm.h"
+#include "../kernels/pattern.h"
+#include "../util/util.h"
+#include "stress.h"
+
+#define WORKSPACE_BYTES (32u << 20) /* what bench's gemm gives cuBLASLt */
+#define SEED_A		0x452821e638d01377ull
+#define SEED_B		0xbe5466cf34e90c6cull
+#define SYNC_EVERY	32 /* products queued between synchronisations: stop stays prompt */
+#define CHECK_EVERY	8  /* rounds between reference checks (the first round is checked) */
+#define MAX_BUFFERS	65536
+
+uint64_t burn_load(const uint64_t *counter)
+{
+	return __atomic_load_n(counter, __ATOMIC_RELAXED);
+}
+
+static void add(uint64_t *counter, uint64_t v)
+{
+	__atomic_fetch_add(counter, v, __ATOMIC_RELAXED);
+}
+
+int burn_inject_parse(const char *s, int *mode, int *gpu, struct err *e)
+{
+	static const char *const names[] = {"bitflip", "nan", "ulp"};
+	const char *colon = strchr(s, ':');
+	size_t len = colon ? (size_t)(colon - s) : strlen(s), i;
+	int64_t g = -1;
+
+	*mode = BURN_INJECT_NONE;
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (strlen(names[i]) == len && !strncmp(s, names[i], len))
+			*mode = (int)i;
+	if (*mode == BURN_INJECT_NONE || (colon && (parse_i64(colon + 1, &g) || g < 0 || g > 4096)))
+		return err_set(e, EXIT_USAGE,
+			       "GPUVET_BURN_INJECT='%s': expected bitflip, nan or ulp, optionally "
+			       "followed by :GPU",
+			       s);
+	*gpu = (int)g;
+	return 0;
+}
+
+/* What one worker holds on its GPU. */
+struct burn_mem {
+	lt_handle h;
+	struct gemm_plan p;
+	bool planned;
+	struct gemm_shape sh;
+	struct gemm_burn_prec bp;
+	cu_ptr a, b, ws, counts;
+	cu_ptr *buf;
+	uint64_t nbuf;
+};
+
+static void mem_free(struct bench_env *env, struct burn_mem *m)
+{
+	uint64_t i;
+
+	if (m->planned)
+		gemm_plan_free(env, &m->p);
+	for (i = 0; m->buf && i < m->nbuf; i++)
+		bench_dfree(env, &m->buf[i]);
+	free(m->buf);
+	bench_dfree(env, &m->a);
+	bench_dfree(env, &m->b);
+	bench_dfree(env, &m->ws);
+	bench_dfree(env, &m->counts);
+	if (m->h)
+		env->lt->api.Destroy(m->h);
+	memset(m, 0, sizeof(*m));
+}
+
+/* The largest side from 8192 down that cuBLASLt runs, operands filled, result buffers taken
+ * from the free memory. */
+static int setup(struct burn_worker *w, struct burn_mem *m, struct err *e)
+{
+	static const uint64_t sides[] = {8192, 4096, 2048, 1024, 512, 256};
+	struct burn_stress *s = w->owner;
+	struct bench_env *env = s->env;
+	struct bench_gpu *g = w->g;
+	size_t free_b = 0, total_b = 0, i;
+	uint64_t n = 0, elems, sa = SEED_A, sb = SEED_B, want;
+	int dist = GV_DIST_NORMAL, st;
+
+	if (bench_use(env, g, e))
+		return -1;
+	st = env->lt->api.Create(&m->h);
+	if (st != CUBLAS_STATUS_SUCCESS)
+		return err_set(e, EXIT_ERROR, "cublasLtCreate on GPU %d: status %d", g->index, st);
+	if (bench_dalloc(env, g, &m->ws, WORKSPACE_BYTES, "the cuBLASLt workspace", e))
+		return -1;
+	for (i = 0; i < ARRAY_SIZE(sides); i++) {
+		if (gemm_burn_shape(s->o.prec, sides[i], &m->sh, &m->bp))
+			return err_set(e, EXIT_USAGE, "no such precision");
+		if (g->cc_major * 10 + g->cc_minor < m->bp.min_cc)
+			return err_set(e, EXIT_UNAVAILABLE,
+				       "GPU %d (%s, compute capability %d.%d) has no %s tensor cores",
+				       g->index, g->name, g->cc_major, g->cc_minor,
+				       peak_prec_name(s->o.prec));
+		memset(&m->p, 0, sizeof(m->p));
+		m->p.ws = m->ws;
+		m->p.ws_bytes = WORKSPACE_BYTES;
+		m->p.s = g->s[0];
+		m->p.max_cand = 1;
+		if (gemm_plan_make(env, g, m->h, &m->sh, &m->p, e))
+			return -1;
+		m->planned = true;
+		if (m->p.ncand > 0) {
+			n = sides[i];
+			break;
+		}
+		gemm_plan_free(env, &m->p);
+		m->planned = false;
+	}
+	if (!n)
+		return err_set(e, EXIT_UNAVAILABLE,
+			       "GPU %d: cuBLASLt offers no %s product from n = 8192 down to 256",
+			       g->index, peak_prec_name(s->o.prec));
+	m->p.best = 0; /* the heuristic's first: burn wants load, not the fastest candidate */
+	elems = n * n;
+	if (bench_dalloc(env, g, &m->a, elems * (uint64_t)m->bp.a_bytes, "the operands", e) ||
+	    bench_dalloc(env, g, &m->b, elems * (uint64_t)m->bp.a_bytes, "the operands", e) ||
+	    bench_dalloc(env, g, &m->counts, 2 * sizeof(uint64_t), "the error counters", e))
+		return -1;
+	{
+		void *fa[] = {&m->a, &elems, &sa, &m->bp.fill_type, &dist};
+		void *fb[] = {&m->b, &elems, &sb, &m->bp.fill_type, &dist};
+
+		if (bench_launch(env, g, K_FILL_GEMM, bench_grid(g, elems, 256), 256, g->s[0], fa,
+				 e) ||
+		    bench_launch(env, g, K_FILL_GEMM, bench_grid(g, elems, 256), 256, g->s[0], fb,
+				 e) ||
+		    bench_cu(env, env->cu->StreamSynchronize(g->s[0]), "cuStreamSynchronize", g, e))
+			return -1;
+	}
+	m->p.a = m->a;
+	m->p.b = m->b;
+	if (bench_cu(env, env->cu->MemGetInfo(&free_b, &total_b), "cuMemGetInfo", g, e))
+		return -1;
+	want = (uint64_t)((double)free_b * s->o.mem_fraction) / (elems * (uint64_t)m->bp.c_bytes);
+	if (want < 2)
+		want = 2; /* a compare needs two; too little memory fails the allocation below */
+	if (want > MAX_BUFFERS)
+		want = MAX_BUFFERS;
+	m->buf = xcalloc(want, sizeof(*m->buf));
+	for (m->nbuf = 0; m->nbuf < want; m->nbuf++)
+		if (bench_dalloc(env, g, &m->buf[m->nbuf], elems * (uint64_t)m->bp.c_bytes,
+				 "the result buffers", e))
+			return -1;
+	w->n = n;
+	w->nbuf = m->nbuf;
+	return 0;
+}
+
+static int inject(struct burn_worker *w, struct burn_mem *m, cu_ptr buf, int mode, struct err *e)
+{
+	struct bench_env *env = w->owner->env;
+	size_t elems = (size_t)(w->n * w->n), at = elems / 3;
+	void *args[] = {&buf, &elems, &m->bp.out_type, &m->bp.c_bytes, &mode, &at};
+
+	return bench_launch(env, w->g, K_BURN_INJECT, bench_grid(w->g, elems, 256), 256,
+			    w->g->s[0], args, e);
+}
+
+/* Compare buffers 1..upto-1 with buffer 0, and count NaN/Inf in all of them. */
+static int compare(struct burn_worker *w, struct burn_mem *m, uint64_t upto, struct err *e)
+{
+	struct bench_env *env = w->owner->env;
+	struct bench_gpu *g = w->g;
+	size_t elems = (size_t)(w->n * w->n);
+	uint64_t counts[2] = {0, 0}, i;
+
+	if (bench_cu(env, env->cu->MemcpyHtoD(m->counts, counts, sizeof(counts)), "cuMemcpyHtoD",
+		     g, e))
+		return -1;
+	for (i = 0; i < upto; i++) {
+		void *args[] = {&m->buf[i], &m->buf[0], &elems, &m->bp.out_type, &m->bp.c_bytes,
+				&m->counts};
+
+		if (bench_launch(env, g, K_BURN_COMPARE, bench_grid(g, elems, 256), 256, g->s[0],
+				 args, e))
+			return -1;
+	}
+	if (bench_cu(env, env->cu->StreamSynchronize(g->s[0]), "cuStreamSynchronize", g, e) ||
+	    bench_cu(env, env->cu->MemcpyDtoH(counts, m->counts, sizeof(counts)), "cuMemcpyDtoH",
+		     g, e))
+		return -1;
+	add(&w->compare_errors, counts[0]);
+	add(&w->nan_inf, counts[1]);
+	return 0;
+}
+
+static int run(struct burn_worker *w, struct burn_mem *m, struct err *e)
+{
+	struct burn_stress *s = w->owner;
+	struct bench_env *env = s->env;
+	struct bench_gpu *g = w->g;
+	bool mine = s->o.inject != BURN_INJECT_NONE &&
+		    (s->o.inject_gpu < 0 || s->o.inject_gpu == g->index);
+	uint64_t round, i;
+
+	if (bench_use(env, g, e))
+		return -1;
+	w->t_run_ns = now_ns();
+	__atomic_store_n(&w->running, 1, __ATOMIC_RELEASE);
+	for (round = 0; !s->done; round++) {
+		uint64_t queued = 0;
+
+		for (i = 0; i < m->nbuf && !s->done; i++) {
+			m->p.c = m->buf[i];
+			if (gemm_enqueue(env, g, &m->p, m->p.best, e))
+				return -1;
+			if (mine && s->o.inject == BURN_INJECT_ULP &&
+			    inject(w, m, m->buf[i], BURN_INJECT_ULP, e))
+				return -1;
+			/* once, in the last buffer of the first round: a fault compare must see */
+			if (mine && s->o.inject != BURN_INJECT_ULP && round == 0 &&
+			    i == m->nbuf - 1 && inject(w, m, m->buf[i], s->o.inject, e))
+				return -1;
+			if (++queued % SYNC_EVERY == 0) {
+				if (bench_cu(env, env->cu->StreamSynchronize(g->s[0]),
+					     "cuStreamSynchronize", g, e))
+					return -1;
+				add(&w->products, SYNC_EVERY);
+			}
+		}
+		if (bench_cu(env, env->cu->StreamSynchronize(g->s[0]), "cuStreamSynchronize", g, e))
+			return -1;
+		add(&w->products, queued % SYNC_EVERY);
+		if (queued && compare(w, m, i, e))
+			return -1;
+		if (queued && round % CHECK_EVERY == 0) {
+			int bad = 0;
+
+			m->p.c = m->buf[0];
+			if (gemm_burn_check(env, g, s->o.prec, &m->sh, &m->p, w->n, &bad, e))
+				return -1;
+			add(&w->reference_errors, (uint64_t)bad);
+			add(&w->reference_checks, 1);
+		}
+	}
+	return 0;
+}
+
+static void *worker(void *arg)
+{
+	struct burn_worker *w = arg;
+	struct burn_stress *s = w->owner;
+	struct burn_mem m;
+	int rc;
+
+	memset(&m, 0, sizeof(m));
+	pthread_mutex_lock(&s->setup_lock);
+	rc = s->done ? 0 : setup(w, &m, &w->err);
+	pthread_mutex_unlock(&s->setup_lock);
+	if (rc == 0 && !s->done)
+		rc = run(w, &m, &w->err);
+	w->t_end_ns = now_ns();
+	if (rc)
+		__atomic_store_n(&w->failed, 1, __ATOMIC_RELEASE);
+	/* whatever happened, the GPU's memory goes back before the thread ends */
+	{
+		struct err ignored;
+
+		err_clear(&ignored);
+		bench_use(s->env, w->g, &ignored);
+		mem_free(s->env, &m);
+	}
+	return NULL;
+}
+
+int burn_stress_start(struct burn_stress *s, struct bench_env *env, const struct burn_opts *o,
+		      struct err *e)
+{
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	s->env = env;
+	s->o = *o;
+	s->n = env->ngpus;
+	s->w = xcalloc((size_t)(s->n ? s->n : 1), sizeof(*s->w));
+	pthread_mutex_init(&s->setup_lock, NULL);
+	for (i = 0; i < s->n; i++) {
+		struct burn_worker *w = &s->w[i];
+
+		w->g = &env->gpus[i];
+		w->owner = s;
+		err_clear(&w->err);
+		if (pthread_create(&w->th, NULL, worker, w) != 0) {
+			burn_stress_stop(s);
+			return err_set(e, EXIT_ERROR, "cannot start a thread for GPU %d",
+				       w->g->index);
+		}
+		w->started = true;
+	}
+	return 0;
+}
+
+void burn_stress_stop(struct burn_stress *s)
+{
+	int i;
+
+	s->done = 1;
+	for (i = 0; i < s->n; i++)
+		if (s->w[i].started) {
+			pthread_join(s->w[i].th, NULL);
+			s->w[i].started = false;
+		}
+}
+
+void burn_stress_free(struct burn_stress *s)
+{
+	burn_stress_stop(s);
+	pthread_mutex_destroy(&s->setup_lock);
+	free(s->w);
+	s->w = NULL;
+}

@@ -1,0 +1,691 @@
+/*
+ * burn.c: `gpuvet burn`: every selected GPU under full compute load at once (burn/stress.h)
+ * for a duration or a level, telemetry sampled through the collector (gpu/collector.h), then
+ * the verdict (burn/judge.h) per GPU: PASS or FAIL with findings, as text or JSON. Exit 0 when
+ * every GPU passed, 2 when one failed, 130 after Ctrl-C or SIGTERM (a partial verdict, GPU
+ * memory freed). docs/cmd/burn.md is the user's page.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <getopt.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../bench/bench.h"
+#include "../burn/judge.h"
+#include "../burn/stress.h"
+#include "../gpu/busid.h"
+#include "../gpu/collector.h"
+#include "../gpu/probe.h"
+#include "../gpu/select.h"
+#include "../kernels/image.h"
+#include "../util/err.h"
+#include "../util/util.h"
+#include "cmd.h"
+
+static const char usage[] =
+	"usage: gpuvet burn [-i IDS] [--duration SEC | --level 1..4] [--precision PREC]\n"
+	"                   [--memory-fraction F] [--json]\n"
+	"\n"
+	"Stress every selected GPU at once with matrix products (cuBLASLt) whose results are\n"
+	"compared with each other and with an fp64 reference, then judge each GPU: PASS or FAIL.\n"
+	"\n"
+	"options:\n"
+	"  -i, --id IDS            only these GPUs: index, UUID or PCI bus id (comma-separated)\n"
+	"  --duration SEC          how long to run (default: level 1)\n"
+	"  --level N               1 = 30 s, 2 = 3 min, 3 = 15 min, 4 = 1 h\n"
+	"  --precision PREC        bf16 (default), fp16, fp8, tf32, fp32 or fp64\n"
+	"  --memory-fraction F     share of free GPU memory for result buffers (default 0.9)\n"
+	"  -j, --json              the report as JSON on stdout\n"
+	"  -h, --help              this text\n"
+	"\n"
+	"Exit status: 0 every GPU passed, 2 one failed, 4 bad command line, 5 no GPU or library,\n"
+	"130 interrupted (a partial verdict).\n";
+
+extern const struct cmd cmd_burn;
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	if (stop_flag) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
+	stop_flag = 1;
+}
+
+struct burn_cli {
+	const char *ids;
+	double duration_s;
+	int prec;
+	double mem_fraction;
+	bool json;
+};
+
+static int parse_num(const char *s, double *out)
+{
+	char *end;
+
+	*out = strtod(s, &end);
+	return end != s && *end == 0 && *out == *out ? 0 : -1;
+}
+
+static int parse(int argc, char **argv, struct burn_cli *o)
+{
+	static const struct option opts[] = {
+	    {"id", required_argument, NULL, 'i'},
+	    {"duration", required_argument, NULL, 'd'},
+	    {"level", required_argument, NULL, 'l'},
+	    {"precision", required_argument, NULL, 'p'},
+	    {"memory-fraction", required_argument, NULL, 'm'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	static const double level_s[] = {30, 180, 900, 3600};
+	static const int precs[] = {PREC_BF16, PREC_FP16, PREC_FP8, PREC_TF32, PREC_FP32,
+				    PREC_FP64};
+	bool have_duration = false, have_level = false;
+	double v;
+	size_t k;
+	int opt;
+
+	memset(o, 0, sizeof(*o));
+	o->duration_s = level_s[0];
+	o->prec = PREC_BF16;
+	o->mem_fraction = 0.9;
+	while ((opt = cmd_getopt(&cmd_burn, argc, argv, "i:jh", opts)) != -1) {
+		switch (opt) {
+		case 'i': o->ids = optarg; break;
+		case 'd':
+			if (parse_num(optarg, &v) || v <= 0 || v > 7 * 86400)
+				return cmd_usage_error(&cmd_burn,
+						       "--duration '%s': expected seconds, more "
+						       "than 0 and at most a week",
+						       optarg);
+			o->duration_s = v;
+			have_duration = true;
+			break;
+		case 'l':
+			if (parse_num(optarg, &v) || v < 1 || v > 4 || v != (int)v)
+				return cmd_usage_error(&cmd_burn,
+						       "--level '%s': expected 1, 2, 3 or 4", optarg);
+			o->duration_s = level_s[(int)v - 1];
+			have_level = true;
+			break;
+		case 'p':
+			o->prec = -1;
+			for (k = 0; k < ARRAY_SIZE(precs); k++)
+				if (!strcmp(optarg, peak_prec_name(precs[k])))
+					o->prec = precs[k];
+			if (o->prec < 0)
+				return cmd_usage_error(&cmd_burn,
+						       "--precision '%s': expected bf16, fp16, fp8, "
+						       "tf32, fp32 or fp64",
+						       optarg);
+			break;
+		case 'm':
+			if (parse_num(optarg, &v) || v <= 0 || v > 0.95)
+				return cmd_usage_error(&cmd_burn,
+						       "--memory-fraction '%s': expected a number "
+						       "above 0 and at most 0.95",
+						       optarg);
+			o->mem_fraction = v;
+			break;
+		case 'j': o->json = true; break;
+		case 'h': cmd_print_usage(&cmd_burn); return -1;
+		default: return EXIT_USAGE;
+		}
+	}
+	if (have_duration && have_level)
+		return cmd_usage_error(&cmd_burn, "--duration and --level: give one of them");
+	if (optind < argc)
+		return cmd_usage_error(&cmd_burn, "unexpected argument '%s'", argv[optind]);
+	return 0;
+}
+
+/* ---- the GPUs: CUDA devices, numbered as NVML numbers them where it knows them ------------ */
+
+struct burn_gpu {
+	const struct cuda_device *cd;
+	const struct gpu *ng; /* NULL when NVML does not know it */
+	int shown;
+};
+
+static int pick_gpus(const struct gpu_system *sys, const char *ids, struct burn_gpu **out,
+		     int *nout, struct err *e)
+{
+	unsigned n = sys->ncuda, i, j;
+	struct burn_gpu *all = xcalloc(n ? n : 1, sizeof(*all)), *sel;
+	struct select_gpu *sg = xcalloc(n ? n : 1, sizeof(*sg));
+	struct select_list l;
+	size_t *picks, k;
+	int rc = 0;
+
+	for (j = 0; j < n; j++) {
+		all[j].cd = &sys->cuda_devs[j];
+		all[j].shown = (int)j;
+		for (i = 0; i < sys->ngpus && text_ok(&all[j].cd->bus_id); i++)
+			if (text_ok(&sys->gpus[i].st.bus_id) &&
+			    bus_id_same(sys->gpus[i].st.bus_id.s, all[j].cd->bus_id.s)) {
+				all[j].ng = &sys->gpus[i];
+				all[j].shown = (int)i;
+			}
+		sg[j].index = (unsigned)all[j].shown;
+		sg[j].uuid = all[j].ng && text_ok(&all[j].ng->st.uuid) ? all[j].ng->st.uuid.s : NULL;
+		sg[j].bus_id = text_ok(&all[j].cd->bus_id) ? all[j].cd->bus_id.s : NULL;
+	}
+	if (!ids) {
+		*out = all;
+		*nout = (int)n;
+		free(sg);
+		return 0;
+	}
+	if (select_parse(ids, &l, e) != 0) {
+		free(all);
+		free(sg);
+		return -1;
+	}
+	picks = xcalloc(l.n ? l.n : 1, sizeof(*picks));
+	sel = xcalloc(l.n ? l.n : 1, sizeof(*sel));
+	rc = select_match(&l, sg, n, picks, e);
+	for (k = 0; rc == 0 && k < l.n; k++)
+		sel[k] = all[picks[k]];
+	*out = sel;
+	*nout = rc == 0 ? (int)l.n : 0;
+	select_list_free(&l);
+	free(picks);
+	free(sg);
+	free(all);
+	return rc;
+}
+
+/* ---- telemetry ---------------------------------------------------------------------------- */
+
+struct timeline {
+	struct burn_sample *s;
+	size_t n, cap;
+	uint64_t last_products;
+	int64_t last_t_ns;
+};
+
+static void sample_add(struct timeline *tl, const struct mon_gpu *mg, int64_t t_ns,
+		       uint64_t products, double flop_per_product)
+{
+	struct burn_sample *b;
+	const struct gpu *g = &mg->g;
+
+	if (tl->n == tl->cap) {
+		tl->cap = tl->cap ? tl->cap * 2 : 64;
+		tl->s = xrealloc(tl->s, tl->cap * sizeof(*tl->s));
+	}
+	b = &tl->s[tl->n++];
+	memset(b, 0, sizeof(*b));
+	b->t_ns = t_ns;
+	b->temp_c = g->s.temp_c;
+	b->temp_slowdown_c = g->st.temp_slowdown_c;
+	b->power_mw = g->s.power_mw;
+	b->power_limit_mw = g->st.power_limit_mw;
+	b->sm_mhz = g->s.clock_sm_mhz;
+	b->sm_max_mhz = g->st.clock_max_sm_mhz;
+	b->clock_events = g->s.clock_events;
+	b->ecc_corrected = g->s.ecc_vol_corrected;
+	b->ecc_uncorrected = g->s.ecc_vol_uncorrected;
+	b->remap_pending = g->s.remap_pending;
+	b->remap_failure = g->s.remap_failure;
+	b->remapped_uncorrectable = g->s.remap_uncorrected;
+	b->pcie_replays = g->s.pcie_replays;
+	b->pcie_gen = g->s.pcie_gen;
+	b->pcie_width = g->s.pcie_width;
+	b->pcie_max_gen = g->st.pcie_gen_max;
+	b->pcie_max_width = g->st.pcie_width_max;
+	b->tflops = tl->last_t_ns && t_ns > tl->last_t_ns
+			? (double)(products - tl->last_products) * flop_per_product /
+			      ((double)(t_ns - tl->last_t_ns) / 1e9) / 1e12
+			: -1;
+	tl->last_products = products;
+	tl->last_t_ns = t_ns;
+}
+
+static void fmt_num(char *b, size_t n, const struct num *v, double scale, const char *unit)
+{
+	if (num_ok(v))
+		str_fmt(b, n, "%.0f %s", (double)v->v * scale, unit);
+	else
+		str_copy(b, "n/a", n);
+}
+
+/* ---- the report -------------------------------------------------------------------------- */
+
+static double rate_tflops(const struct burn_worker *w)
+{
+	double s = (double)(w->t_end_ns - w->t_run_ns) / 1e9;
+
+	if (!w->running || s <= 0)
+		return 0;
+	return (double)burn_load(&w->products) * 2.0 * (double)w->n * (double)w->n *
+	       (double)w->n / s / 1e12;
+}
+
+/* Per GPU: the worst of its findings; alone[] holds burn_judge's answer for the GPU judged on
+ * its own, for a failure the judge returned without a finding naming the GPU (an id the
+ * catalog lacks). */
+static enum severity gpu_sev(const struct findings *fs, int gpu, bool failed, enum severity alone)
+{
+	enum severity worst = failed ? SEV_FAIL : SEV_OK;
+	size_t i;
+
+	for (i = 0; i < fs->n; i++)
+		if (fs->v[i].gpu == gpu && fs->v[i].sev > worst)
+			worst = fs->v[i].sev;
+	return alone > worst ? alone : worst;
+}
+
+static enum severity *sev_alone;
+
+static void print_text(const struct burn_gpu_run *runs, const struct burn_stress *st, int n,
+		       const struct findings *fs, const struct burn_cli *o)
+{
+	int i, k;
+	size_t j;
+
+	printf("gpuvet burn: %s, %.0f s%s\n", peak_prec_name(o->prec), o->duration_s,
+	       runs[0].c.stopped ? " (interrupted: partial verdict)" : "");
+	for (i = 0; i < n; i++) {
+		const struct burn_gpu_run *r = &runs[i];
+		const struct burn_worker *w = &st->w[i];
+		enum severity sev = gpu_sev(fs, r->index, w->failed, sev_alone[i]);
+
+		printf("\nGPU %d  %s  serial %s  %s  %s\n", r->index, r->name,
+		       r->serial[0] ? r->serial : "n/a", r->bus_id,
+		       sev == SEV_FAIL ? "FAIL" : "PASS");
+		printf("  n = %llu, %llu result buffers, %llu products, %.4g TFLOP/s\n",
+		       (unsigned long long)w->n, (unsigned long long)w->nbuf,
+		       (unsigned long long)r->c.products, rate_tflops(w));
+		printf("  errors: %llu compare, %llu reference (%llu checks), %llu NaN/Inf\n",
+		       (unsigned long long)r->c.compare_errors,
+		       (unsigned long long)r->c.reference_errors,
+		       (unsigned long long)burn_load(&w->reference_checks),
+		       (unsigned long long)r->c.nan_inf);
+		if (w->failed)
+			printf("  error: %s\n", w->err.msg);
+		for (j = 0; j < fs->n; j++) {
+			const struct finding *f = &fs->v[j];
+
+			if (f->gpu != r->index)
+				continue;
+			printf("  %-4s %s: %s\n", f->sev == SEV_FAIL ? "FAIL"
+					      : f->sev == SEV_WARN ? "WARN"
+								   : "ok",
+			       f->def->id, f->summary);
+			for (k = 0; k < f->nevidence; k++)
+				printf("       %s\n", f->evidence[k]);
+			if (f->fix)
+				printf("       fix: %s\n", f->fix);
+		}
+	}
+}
+
+static json_t *findings_json(const struct findings *fs, int gpu)
+{
+	json_t *a = json_array();
+	size_t j;
+	int k;
+
+	for (j = 0; j < fs->n; j++) {
+		const struct finding *f = &fs->v[j];
+		json_t *o, *ev;
+
+		if (f->gpu != gpu)
+			continue;
+		o = json_object();
+		ev = json_array();
+		json_object_set_new(o, "id", json_string(f->def->id));
+		json_object_set_new(o, "severity", json_string(severity_name(f->sev)));
+		json_object_set_new(o, "summary", json_string(f->summary));
+		for (k = 0; k < f->nevidence; k++)
+			json_array_append_new(ev, json_string(f->evidence[k]));
+		json_object_set_new(o, "evidence", ev);
+		json_object_set_new(o, "fix", f->fix ? json_string(f->fix) : json_null());
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static void print_json(const struct burn_gpu_run *runs, const struct burn_stress *st, int n,
+		       const struct findings *fs, const struct burn_cli *o, int exit_code)
+{
+	json_t *root = json_object(), *gpus = json_array();
+	int i;
+
+	json_object_set_new(root, "precision", json_string(peak_prec_name(o->prec)));
+	json_object_set_new(root, "duration_s", json_real(o->duration_s));
+	json_object_set_new(root, "interrupted", json_boolean(runs[0].c.stopped));
+	for (i = 0; i < n; i++) {
+		const struct burn_gpu_run *r = &runs[i];
+		const struct burn_worker *w = &st->w[i];
+		json_t *g = json_object(), *c = json_object();
+		enum severity sev = gpu_sev(fs, r->index, w->failed, sev_alone[i]);
+
+		json_object_set_new(g, "index", json_integer(r->index));
+		json_object_set_new(g, "name", json_string(r->name));
+		json_object_set_new(g, "serial", r->serial[0] ? json_string(r->serial) : json_null());
+		json_object_set_new(g, "bus_id", json_string(r->bus_id));
+		json_object_set_new(g, "n", json_integer((json_int_t)w->n));
+		json_object_set_new(g, "buffers", json_integer((json_int_t)w->nbuf));
+		json_object_set_new(c, "products", json_integer((json_int_t)r->c.products));
+		json_object_set_new(c, "compare_errors",
+				    json_integer((json_int_t)r->c.compare_errors));
+		json_object_set_new(c, "reference_errors",
+				    json_integer((json_int_t)r->c.reference_errors));
+		json_object_set_new(c, "reference_checks",
+				    json_integer((json_int_t)burn_load(&w->reference_checks)));
+		json_object_set_new(c, "nan_inf", json_integer((json_int_t)r->c.nan_inf));
+		json_object_set_new(g, "counts", c);
+		json_object_set_new(g, "tflops", json_real(rate_tflops(w)));
+		json_object_set_new(g, "samples", json_integer((json_int_t)r->n));
+		json_object_set_new(g, "error", w->failed ? json_string(w->err.msg) : json_null());
+		json_object_set_new(g, "verdict", json_string(sev == SEV_FAIL ? "FAIL" : "PASS"));
+		json_object_set_new(g, "findings", findings_json(fs, r->index));
+		json_array_append_new(gpus, g);
+	}
+	json_object_set_new(root, "gpus", gpus);
+	json_object_set_new(root, "exit_code", json_integer(exit_code));
+	json_dumpf(root, stdout, JSON_INDENT(2));
+	fputc('\n', stdout);
+	json_decref(root);
+}
+
+/* ---- the run ----------------------------------------------------------------------------- */
+
+static const void *kernels(void **owned, struct err *e)
+{
+	const char *f = getenv("GPUVET_BENCH_KERNELS");
+	FILE *fp;
+	char *buf;
+	long len;
+
+	*owned = NULL;
+	if (!f || !*f)
+		return gpuvet_kernels_size ? gpuvet_kernels : NULL;
+	fp = fopen(f, "rbe");
+	if (!fp || fseek(fp, 0, SEEK_END) || (len = ftell(fp)) <= 0 || fseek(fp, 0, SEEK_SET)) {
+		if (fp)
+			fclose(fp);
+		err_set(e, EXIT_UNAVAILABLE, "cannot read GPUVET_BENCH_KERNELS '%s'", f);
+		return NULL;
+	}
+	/* PTX must end in a NUL */
+	buf = xcalloc((size_t)len + 1, 1);
+	if (fread(buf, 1, (size_t)len, fp) != (size_t)len) {
+		fclose(fp);
+		free(buf);
+		err_set(e, EXIT_UNAVAILABLE, "cannot read GPUVET_BENCH_KERNELS '%s'", f);
+		return NULL;
+	}
+	fclose(fp);
+	*owned = buf;
+	return buf;
+}
+
+static int run_burn(int argc, char **argv)
+{
+	struct burn_cli o;
+	struct gpu_system sys;
+	struct burn_gpu *sel = NULL;
+	struct bench_env env;
+	struct burn_stress st;
+	struct burn_opts bo;
+	struct collector *col = NULL;
+	struct mon_snapshot snap;
+	struct timeline *tl = NULL;
+	struct burn_gpu_run *runs = NULL;
+	struct findings fs;
+	struct sigaction sa, old_int, old_term;
+	struct err e;
+	void *image_owned = NULL;
+	const char *inj = getenv("GPUVET_BURN_INJECT");
+	bool live = isatty(2), started = false;
+	int nsel = 0, i, rc, exit_code = EXIT_OK, gemm = bench_family_find("gemm");
+	int64_t t0, end_ns;
+	double flop;
+
+	err_clear(&e);
+	memset(&sys, 0, sizeof(sys));
+	memset(&env, 0, sizeof(env));
+	memset(&st, 0, sizeof(st));
+	memset(&snap, 0, sizeof(snap));
+	memset(&fs, 0, sizeof(fs));
+	memset(&bo, 0, sizeof(bo));
+	rc = parse(argc, argv, &o);
+	if (rc != 0)
+		return rc < 0 ? EXIT_OK : rc;
+	bo.prec = o.prec;
+	bo.mem_fraction = o.mem_fraction;
+	bo.inject = BURN_INJECT_NONE;
+	bo.inject_gpu = -1;
+	if (inj && *inj && burn_inject_parse(inj, &bo.inject, &bo.inject_gpu, &e))
+		return cmd_report_error(&e);
+	if (gopts.replay) {
+		err_set(&e, EXIT_UNAVAILABLE,
+			"gpuvet burn needs a real GPU: a replayed machine (--replay) cannot compute");
+		err_hint(&e, "run it on the machine itself");
+		return cmd_report_error(&e);
+	}
+	if (probe_run(&sys, PROBE_NVML | PROBE_STATIC | PROBE_CUDA, &e) != 0)
+		return cmd_report_error(&e);
+	if (pick_gpus(&sys, o.ids, &sel, &nsel, &e) != 0) {
+		rc = cmd_report_error(&e);
+		goto out;
+	}
+	if (nsel == 0) {
+		err_set(&e, EXIT_UNAVAILABLE, "no GPU to burn: %s",
+			!sys.cuda_lib.loaded ? "cannot load the CUDA driver library"
+					     : "no CUDA device found");
+		err_hint(&e, "run 'gpuvet doctor' to find out why");
+		rc = cmd_report_error(&e);
+		goto out;
+	}
+	env.image = kernels(&image_owned, &e);
+	if (!env.image) {
+		if (!e.msg[0])
+			err_set(&e, EXIT_UNAVAILABLE, "%s; install the CUDA toolkit and rebuild",
+				gpuvet_kernels_missing);
+		rc = cmd_report_error(&e);
+		goto out;
+	}
+	env.opt.families = env.opt.named = gemm >= 0 ? 1u << gemm : 0;
+	if (bench_setup_driver(&env, &e) != 0 || bench_setup_libs(&env, nsel, &e) != 0) {
+		rc = cmd_report_error(&e);
+		goto out;
+	}
+	env.stop = &stop_flag;
+	env.gpus = xcalloc((size_t)nsel, sizeof(*env.gpus));
+	env.ngpus = nsel;
+	for (i = 0; i < nsel; i++) {
+		struct bench_gpu *g = &env.gpus[i];
+
+		g->ordinal = (int)(sel[i].cd - sys.cuda_devs);
+		g->index = sel[i].shown;
+		g->nvml_index = sel[i].ng ? (int)sel[i].ng->index : -1;
+		g->numa_node = -1;
+		if (text_ok(&sel[i].cd->name))
+			str_copy(g->name, sel[i].cd->name.s, sizeof(g->name));
+		if (text_ok(&sel[i].cd->bus_id))
+			str_copy(g->bus_id, sel[i].cd->bus_id.s, sizeof(g->bus_id));
+		if (bench_gpu_open(&env, g, &e) != 0) {
+			rc = cmd_report_error(&e);
+			goto close;
+		}
+	}
+	{
+		struct mon_opts mo;
+
+		memset(&mo, 0, sizeof(mo));
+		mo.slow_ns = 5000000000ll;
+		/* without NVML the stress runs all the same; only telemetry is missing */
+		if (collector_open(&col, &mo, &e) != 0) {
+			col = NULL;
+			err_clear(&e);
+		}
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	if (burn_stress_start(&st, &env, &bo, &e) != 0) {
+		rc = cmd_report_error(&e);
+		goto restore;
+	}
+	started = true;
+	tl = xcalloc((size_t)nsel, sizeof(*tl));
+	t0 = now_ns();
+	end_ns = t0 + (int64_t)(o.duration_s * 1e9);
+	while (!stop_flag && now_ns() < end_ns) {
+		int running = 0, failed = 0;
+		struct timespec ts = {0, 100000000};
+
+		for (i = 0; i < nsel; i++) {
+			running += __atomic_load_n(&st.w[i].running, __ATOMIC_ACQUIRE);
+			failed += __atomic_load_n(&st.w[i].failed, __ATOMIC_ACQUIRE);
+		}
+		if (failed == nsel)
+			break;
+		if (running < nsel - failed) /* the clock starts once every GPU is computing */
+			end_ns = now_ns() + (int64_t)(o.duration_s * 1e9);
+		if (col && collector_wait(col, snap.seq, 100) != snap.seq) {
+			collector_copy(col, &snap);
+			for (i = 0; i < nsel; i++) {
+				int nv = env.gpus[i].nvml_index;
+				struct burn_worker *w = &st.w[i];
+
+				if (nv < 0 || (unsigned)nv >= snap.ngpus)
+					continue;
+				flop = 2.0 * (double)w->n * (double)w->n * (double)w->n;
+				sample_add(&tl[i], &snap.gpus[nv], now_ns() - t0,
+					   burn_load(&w->products), flop);
+			}
+		} else
+			nanosleep(&ts, NULL);
+		if (live) {
+			static int64_t last;
+
+			if (now_ns() - last < 1000000000ll)
+				continue;
+			last = now_ns();
+			fputs("\r\033[K", stderr);
+			for (i = 0; i < nsel; i++) {
+				const struct burn_worker *w = &st.w[i];
+				const struct burn_sample *b = tl[i].n ? &tl[i].s[tl[i].n - 1] : NULL;
+				char t[16] = "n/a", p[16] = "n/a", c[16] = "n/a";
+
+				if (b) {
+					fmt_num(t, sizeof(t), &b->temp_c, 1, "C");
+					fmt_num(p, sizeof(p), &b->power_mw, 1e-3, "W");
+					fmt_num(c, sizeof(c), &b->sm_mhz, 1, "MHz");
+				}
+				fprintf(stderr, "%sGPU %d: %.1f TFLOP/s, %llu errors, %s, %s, %s, %.0f s left",
+					i ? "\n" : "", w->g->index,
+					b && b->tflops >= 0 ? b->tflops : 0,
+					(unsigned long long)(burn_load(&w->compare_errors) +
+							     burn_load(&w->reference_errors) +
+							     burn_load(&w->nan_inf)),
+					t, p, c, (double)(end_ns - now_ns()) / 1e9);
+			}
+			if (nsel > 1)
+				fprintf(stderr, "\033[%dA", nsel - 1);
+			fflush(stderr);
+		}
+	}
+	if (live)
+		fprintf(stderr, "\r\033[J");
+	burn_stress_stop(&st);
+	runs = xcalloc((size_t)nsel, sizeof(*runs));
+	for (i = 0; i < nsel; i++) {
+		struct burn_gpu_run *r = &runs[i];
+		const struct burn_worker *w = &st.w[i];
+
+		r->index = sel[i].shown;
+		str_copy(r->name, env.gpus[i].name, sizeof(r->name));
+		str_copy(r->bus_id, env.gpus[i].bus_id, sizeof(r->bus_id));
+		if (sel[i].ng && text_ok(&sel[i].ng->st.serial))
+			str_copy(r->serial, sel[i].ng->st.serial.s, sizeof(r->serial));
+		r->s = tl[i].s;
+		r->n = tl[i].n;
+		r->c.products = w->products;
+		r->c.compare_errors = w->compare_errors;
+		r->c.reference_errors = w->reference_errors;
+		r->c.nan_inf = w->nan_inf;
+		r->c.xid_last = -1;
+		r->c.stopped = stop_flag != 0;
+	}
+	sev_alone = xcalloc((size_t)nsel, sizeof(*sev_alone));
+	if (burn_judge(runs, (size_t)nsel, &fs) == SEV_FAIL) {
+		bool named = false;
+		size_t j;
+
+		exit_code = EXIT_FAIL;
+		for (j = 0; j < fs.n; j++)
+			named |= fs.v[j].sev == SEV_FAIL && fs.v[j].gpu >= 0;
+		for (i = 0; i < nsel && !named; i++) {
+			struct findings one;
+
+			memset(&one, 0, sizeof(one));
+			sev_alone[i] = burn_judge(&runs[i], 1, &one);
+			findings_free(&one);
+		}
+	}
+	for (i = 0; i < nsel; i++)
+		if (st.w[i].failed) {
+			exit_code = EXIT_FAIL;
+			cmd_report_error(&st.w[i].err);
+		}
+	if (stop_flag)
+		exit_code = EXIT_INTERRUPTED;
+	if (o.json)
+		print_json(runs, &st, nsel, &fs, &o, exit_code);
+	else
+		print_text(runs, &st, nsel, &fs, &o);
+	if (stop_flag)
+		fputs("gpuvet: interrupted: partial verdict shown, GPU memory freed\n", stderr);
+	rc = exit_code;
+restore:
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (col)
+		collector_close(col);
+	mon_snapshot_free(&snap);
+close:
+	if (started)
+		burn_stress_free(&st);
+	for (i = 0; i < env.ngpus; i++)
+		bench_gpu_close(&env, &env.gpus[i]);
+out:
+	bench_teardown(&env);
+	for (i = 0; tl && i < nsel; i++)
+		free(tl[i].s);
+	free(tl);
+	free(runs);
+	free(sev_alone);
+	sev_alone = NULL;
+	findings_free(&fs);
+	free(env.gpus);
+	free(image_owned);
+	free(sel);
+	gpu_system_free(&sys);
+	return rc;
+}
+
+const struct cmd cmd_burn = {
+    .name = "burn",
+    .summary = "stress every GPU at full compute load and judge it: PASS or FAIL",
+    .usage = usage,
+    .run = run_burn,
+};
