@@ -10,6 +10,7 @@
 
 #include "../tui/columns.h"
 #include "../util/util.h"
+#include "mon_json.h"
 
 /* The values of a GPU, in this order: what the panel shows, and the limits it shows them
  * against. */
@@ -47,32 +48,13 @@ static json_t *mig_json(const struct gpu *g)
 
 static void gpu_values(json_t *o, const struct mon_snapshot *s, const struct mon_gpu *mg)
 {
-	char text[160];
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(gpu_keys); i++) {
 		struct column col;
-		double num;
-		bool is_num;
 
-		if (!column_find(gpu_keys[i], &col) ||
-		    !column_value(&col, s, mg, text, sizeof(text), &num, &is_num))
-			continue; /* n/a: absent, never 0 */
-		if (col.kind == COL_REASONS) {
-			json_t *arr = json_array();
-			char *tok, *save = NULL;
-
-			if (strcmp(text, "none") != 0)
-				for (tok = strtok_r(text, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-					json_array_append_new(arr, json_string(str_trim(tok)));
-			json_object_set_new(o, col.key, arr);
-		} else if (!is_num) {
-			json_object_set_new(o, col.key, json_string(text));
-		} else if (col.json_div != 1) {
-			json_object_set_new(o, col.key, json_real(num));
-		} else {
-			json_object_set_new(o, col.key, json_integer((json_int_t)llround(num)));
-		}
+		if (column_find(gpu_keys[i], &col))
+			mon_json_column(o, &col, s, mg);
 	}
 	if (mg->nvlink_up)
 		json_object_set_new(o, "nvlink_links_up", json_integer(mg->nvlink_up));
@@ -89,7 +71,7 @@ static json_t *gpu_json(const struct mon_snapshot *s, const struct mon_gpu *mg)
 	set_text(o, "uuid", &g->st.uuid);
 	set_text(o, "bus_id", &g->st.bus_id);
 	json_object_set_new(o, "state",
-			    json_string(mg->lost ? "lost" : mg->hung ? "hung" : mg->problem[0] ? "error" : "ok"));
+			    json_string(mon_json_state(mg)));
 	if (mg->problem[0])
 		json_object_set_new(o, "problem", json_string(mg->problem));
 	if ((mig = mig_json(g)))
@@ -106,38 +88,8 @@ static json_t *gpu_json(const struct mon_snapshot *s, const struct mon_gpu *mg)
 static json_t *proc_json(const struct mon_proc *p)
 {
 	json_t *o = json_object();
-	char type[2] = {p->type, 0};
 
-	json_object_set_new(o, "gpu", json_integer(p->gpu));
-	json_object_set_new(o, "pid", json_integer(p->nvml_pid));
-	json_object_set_new(o, "type", json_string(type));
-	if (p->gpu_mem_bytes >= 0)
-		json_object_set_new(o, "gpu_mem_bytes", json_integer(p->gpu_mem_bytes));
-	if (p->sm_pct >= 0) {
-		json_object_set_new(o, "sm_pct", json_integer(p->sm_pct));
-		json_object_set_new(o, "mem_pct", json_integer(p->mem_pct));
-		json_object_set_new(o, "enc_pct", json_integer(p->enc_pct));
-		json_object_set_new(o, "dec_pct", json_integer(p->dec_pct));
-	}
-	json_object_set_new(o, "visible", json_boolean(p->mapped != 0));
-	if (!p->mapped)
-		return o;
-	json_object_set_new(o, "local_pid", json_integer(p->host.pid));
-	if (p->mapped == 'f')
-		json_object_set_new(o, "matched_by", json_string("device files"));
-	json_object_set_new(o, "user", json_string(p->host.user));
-	if (p->host.container[0])
-		json_object_set_new(o, "container", json_string(p->host.container));
-	if (p->host.inner_pid != p->host.pid)
-		json_object_set_new(o, "container_pid", json_integer(p->host.inner_pid));
-	json_object_set_new(o, "command", json_string(p->host.cmd));
-	if (p->host.cpu_pct >= 0)
-		json_object_set_new(o, "cpu_pct", json_real(round(p->host.cpu_pct * 10) / 10));
-	if (p->host.tree_cpu_pct >= 0)
-		json_object_set_new(o, "tree_cpu_pct", json_real(round(p->host.tree_cpu_pct * 10) / 10));
-	json_object_set_new(o, "tree_procs", json_integer(p->host.tree_nprocs));
-	json_object_set_new(o, "host_rss_bytes", json_integer(p->host.rss_bytes));
-	json_object_set_new(o, "tree_rss_bytes", json_integer(p->host.tree_rss_bytes));
+	mon_json_process(o, p);
 	return o;
 }
 

@@ -26,6 +26,7 @@
 #include "../util/strbuf.h"
 #include "../util/util.h"
 #include "cmd.h"
+#include "mon_json.h"
 
 #define MAX_COLS 64
 
@@ -343,40 +344,18 @@ static void print_gpu_json(const struct mon_snapshot *s, const struct mon_gpu *m
 			   const struct column *cols, size_t n)
 {
 	json_t *o = json_object();
-	char v[160];
 	size_t i;
 
 	json_object_set_new(o, "kind", json_string("gpu"));
 	json_object_set_new(o, "time", json_real(round(s->wall * 1000.0) / 1000.0));
 	json_object_set_new(o, "gpu", json_integer(mg->g.index));
 	json_object_set_new(o, "state",
-			    json_string(mg->lost ? "lost" : mg->hung ? "hung" : mg->problem[0] ? "error" : "ok"));
+			    json_string(mon_json_state(mg)));
 	if (mg->problem[0])
 		json_object_set_new(o, "problem", json_string(mg->problem));
-	for (i = 0; i < n && !mg->lost && !mg->hung; i++) {
-		double num;
-		bool isnum;
-
-		if (cols[i].kind == COL_INDEX || cols[i].kind == COL_STATE)
-			continue;
-		if (!column_value(&cols[i], s, mg, v, sizeof(v), &num, &isnum))
-			continue; /* n/a: absent, never 0 */
-		if (cols[i].kind == COL_REASONS) {
-			json_t *arr = json_array();
-			char *tok, *save = NULL;
-
-			if (strcmp(v, "none") != 0)
-				for (tok = strtok_r(v, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-					json_array_append_new(arr, json_string(str_trim(tok)));
-			json_object_set_new(o, cols[i].key, arr);
-		} else if (!isnum) {
-			json_object_set_new(o, cols[i].key, json_string(v));
-		} else if (cols[i].json_div != 1) {
-			json_object_set_new(o, cols[i].key, json_real(num));
-		} else {
-			json_object_set_new(o, cols[i].key, json_integer((json_int_t)llround(num)));
-		}
-	}
+	for (i = 0; i < n && !mg->lost && !mg->hung; i++)
+		if (cols[i].kind != COL_INDEX && cols[i].kind != COL_STATE)
+			mon_json_column(o, &cols[i], s, mg);
 	put_json(o);
 }
 
@@ -387,44 +366,13 @@ static void print_procs_json(const struct mon_snapshot *s)
 	for (i = 0; i < s->nprocs; i++) {
 		const struct mon_proc *p = &s->procs[i];
 		json_t *o;
-		char type[2] = {p->type, 0};
 
 		if (!s->gpus[p->gpu].selected)
 			continue;
 		o = json_object();
 		json_object_set_new(o, "kind", json_string("process"));
 		json_object_set_new(o, "time", json_real(round(s->wall * 1000.0) / 1000.0));
-		json_object_set_new(o, "gpu", json_integer(p->gpu));
-		json_object_set_new(o, "pid", json_integer(p->nvml_pid));
-		json_object_set_new(o, "type", json_string(type));
-		if (p->gpu_mem_bytes >= 0)
-			json_object_set_new(o, "gpu_mem_bytes", json_integer(p->gpu_mem_bytes));
-		if (p->sm_pct >= 0) {
-			json_object_set_new(o, "sm_pct", json_integer(p->sm_pct));
-			json_object_set_new(o, "mem_pct", json_integer(p->mem_pct));
-			json_object_set_new(o, "enc_pct", json_integer(p->enc_pct));
-			json_object_set_new(o, "dec_pct", json_integer(p->dec_pct));
-		}
-		json_object_set_new(o, "visible", json_boolean(p->mapped != 0));
-		if (p->mapped) {
-			json_object_set_new(o, "local_pid", json_integer(p->host.pid));
-			if (p->mapped == 'f')
-				json_object_set_new(o, "matched_by", json_string("device files"));
-			json_object_set_new(o, "user", json_string(p->host.user));
-			if (p->host.container[0])
-				json_object_set_new(o, "container", json_string(p->host.container));
-			if (p->host.inner_pid != p->host.pid)
-				json_object_set_new(o, "container_pid", json_integer(p->host.inner_pid));
-			json_object_set_new(o, "command", json_string(p->host.cmd));
-			if (p->host.cpu_pct >= 0)
-				json_object_set_new(o, "cpu_pct", json_real(round(p->host.cpu_pct * 10) / 10));
-			if (p->host.tree_cpu_pct >= 0)
-				json_object_set_new(o, "tree_cpu_pct",
-						    json_real(round(p->host.tree_cpu_pct * 10) / 10));
-			json_object_set_new(o, "tree_procs", json_integer(p->host.tree_nprocs));
-			json_object_set_new(o, "host_rss_bytes", json_integer(p->host.rss_bytes));
-			json_object_set_new(o, "tree_rss_bytes", json_integer(p->host.tree_rss_bytes));
-		}
+		mon_json_process(o, p);
 		put_json(o);
 	}
 }
