@@ -15,7 +15,6 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +31,7 @@
 #include "../gpu/probe.h"
 #include "../host/host.h"
 #include "../kernels/image.h"
+#include "../util/stop.h"
 #include "../util/file.h"
 #include "../util/util.h"
 #include "bench_report.h"
@@ -72,18 +72,6 @@ struct bench_cli {
 	int argc;
 	char **argv;
 };
-
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig)
-{
-	if (stop_flag) {
-		signal(sig, SIG_DFL);
-		raise(sig);
-		return;
-	}
-	stop_flag = 1;
-}
 
 /* ---- progress on stderr, only on a terminal ---------------------------------------------- */
 
@@ -468,7 +456,7 @@ static int run_bench(int argc, char **argv)
 	struct probe *probe = NULL;
 	struct progress prog;
 	json_t *errors = json_array(), *doc;
-	struct sigaction sa, old_int, old_term;
+	struct stop_guard stop;
 	int *nvml_idx = NULL, nnvml = 0;
 	void *image_owned = NULL;
 
@@ -589,7 +577,7 @@ static int run_bench(int argc, char **argv)
 	env.opt.budget_s = o.budget;
 	env.opt.quick = o.quick;
 	env.run = &run;
-	env.stop = &stop_flag;
+	env.stop = &stop_requested;
 	env.cpu_threads = bench_cpu_init();
 	env.gpus = xcalloc((size_t)nsel, sizeof(*env.gpus));
 	env.ngpus = nsel;
@@ -618,13 +606,9 @@ static int run_bench(int argc, char **argv)
 	env.progress = progress_cb;
 	env.progress_arg = &prog;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	stop_guard_begin(&stop);
 
-	for (i = 0; i < nsel && !stop_flag; i++) {
+	for (i = 0; i < nsel && !stop_requested; i++) {
 		if (bench_gpu_open(&env, &env.gpus[i], &e) != 0) {
 			progress_clear(&prog);
 			exit_code = cmd_report_error(&e);
@@ -632,7 +616,7 @@ static int run_bench(int argc, char **argv)
 			goto finish;
 		}
 	}
-	for (f = 0; f < bench_nfamilies && !stop_flag; f++) {
+	for (f = 0; f < bench_nfamilies && !stop_requested; f++) {
 		const struct bench_family *fam = bench_families[f];
 
 		if (!(o.families & (1u << f)))
@@ -653,9 +637,8 @@ static int run_bench(int argc, char **argv)
 	}
 finish:
 	progress_clear(&prog);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	run.interrupted = stop_flag != 0;
+	stop_guard_end(&stop);
+	run.interrupted = stop_requested != 0;
 	bench_sensors_stop(env.sensors);
 	for (i = 0; i < nsel; i++)
 		bench_gpu_close(&env, &env.gpus[i]);

@@ -8,7 +8,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include <getopt.h>
 #include <jansson.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +22,7 @@
 #include "../gpu/probe.h"
 #include "../gpu/select.h"
 #include "../kernels/image.h"
+#include "../util/stop.h"
 #include "../util/err.h"
 #include "../util/util.h"
 #include "cmd.h"
@@ -47,18 +47,6 @@ static const char usage[] =
 	"130 interrupted (a partial verdict).\n";
 
 extern const struct cmd cmd_burn;
-
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig)
-{
-	if (stop_flag) {
-		signal(sig, SIG_DFL);
-		raise(sig);
-		return;
-	}
-	stop_flag = 1;
-}
 
 struct burn_cli {
 	const char *ids;
@@ -447,7 +435,7 @@ static int run_burn(int argc, char **argv)
 	struct timeline *tl = NULL;
 	struct burn_gpu_run *runs = NULL;
 	struct findings fs;
-	struct sigaction sa, old_int, old_term;
+	struct stop_guard stop;
 	struct err e;
 	void *image_owned = NULL;
 	const char *inj = getenv("GPUVET_BURN_INJECT");
@@ -505,7 +493,7 @@ static int run_burn(int argc, char **argv)
 		rc = cmd_report_error(&e);
 		goto out;
 	}
-	env.stop = &stop_flag;
+	env.stop = &stop_requested;
 	env.gpus = xcalloc((size_t)nsel, sizeof(*env.gpus));
 	env.ngpus = nsel;
 	for (i = 0; i < nsel; i++) {
@@ -535,11 +523,7 @@ static int run_burn(int argc, char **argv)
 			err_clear(&e);
 		}
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	stop_guard_begin(&stop);
 	if (burn_stress_start(&st, &env, &bo, &e) != 0) {
 		rc = cmd_report_error(&e);
 		goto restore;
@@ -548,7 +532,7 @@ static int run_burn(int argc, char **argv)
 	tl = xcalloc((size_t)nsel, sizeof(*tl));
 	t0 = now_ns();
 	end_ns = t0 + (int64_t)(o.duration_s * 1e9);
-	while (!stop_flag && now_ns() < end_ns) {
+	while (!stop_requested && now_ns() < end_ns) {
 		int running = 0, failed = 0;
 		struct timespec ts = {0, 100000000};
 
@@ -624,7 +608,7 @@ static int run_burn(int argc, char **argv)
 		r->c.reference_errors = w->reference_errors;
 		r->c.nan_inf = w->nan_inf;
 		r->c.xid_last = -1;
-		r->c.stopped = stop_flag != 0;
+		r->c.stopped = stop_requested != 0;
 	}
 	sev_alone = xcalloc((size_t)nsel, sizeof(*sev_alone));
 	if (burn_judge(runs, (size_t)nsel, &fs) == SEV_FAIL) {
@@ -647,18 +631,17 @@ static int run_burn(int argc, char **argv)
 			exit_code = EXIT_FAIL;
 			cmd_report_error(&st.w[i].err);
 		}
-	if (stop_flag)
+	if (stop_requested)
 		exit_code = EXIT_INTERRUPTED;
 	if (o.json)
 		print_json(runs, &st, nsel, &fs, &o, exit_code);
 	else
 		print_text(runs, &st, nsel, &fs, &o);
-	if (stop_flag)
+	if (stop_requested)
 		fputs("gpuvet: interrupted: partial verdict shown, GPU memory freed\n", stderr);
 	rc = exit_code;
 restore:
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	stop_guard_end(&stop);
 	if (col)
 		collector_close(col);
 	mon_snapshot_free(&snap);
