@@ -422,7 +422,7 @@ static void judge_counts(const struct burn_gpu_run *g, struct findings *out)
 		finding_fix(
 		    f, FIX_SERVICE | FIX_INTERRUPTS,
 		    "reset the GPU (sudo nvidia-smi -r) so pending row remaps apply and run "
-		    "gpuvet burn --mode memory again; if words still read back wrong, RMA the "
+		    "gpuvet burn again; if words still read back wrong, RMA the "
 		    "board with its serial");
 	}
 	if (c->xid_new) {
