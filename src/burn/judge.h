@@ -18,10 +18,13 @@
 
 #include "../checks/finding.h"
 #include "../gpu/value.h"
+#include "bandwidth.h"
+#include "memtest.h"
 
 /* One telemetry sample of one GPU during the run. Unread values are not VAL_OK (never 0). */
 struct burn_sample {
 	int64_t t_ns;		  /* monotonic, from the run's start */
+	unsigned phase;		  /* the BURN_MODE_* (burn/stress.h) running then, 0 between */
 	struct num temp_c, temp_slowdown_c;
 	struct num power_mw, power_limit_mw;
 	struct num sm_mhz, sm_max_mhz;
@@ -55,6 +58,9 @@ struct burn_gpu_run {
 	const struct burn_sample *s;
 	size_t n;
 	struct burn_counts c;
+	unsigned modes;		       /* the phases that ran (BURN_MODE_* bits) */
+	const struct burn_memtest *mem; /* the memory phase's result, NULL when it did not run */
+	const struct burn_bw *bw;	/* the bandwidth phase's, NULL when it did not run */
 };
 
 /*

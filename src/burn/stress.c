@@ -21,6 +21,26 @@
 #define SYNC_EVERY	32 /* products queued between synchronisations: stop stays prompt */
 #define CHECK_EVERY	8  /* rounds between reference checks (the first round is checked) */
 #define MAX_BUFFERS	65536
+#define PICK_FROM	8 /* candidates timed: the fastest does the most work per joule too */
+
+static const char *const mode_names[BURN_NMODES] = {"memory", "compute", "power", "bandwidth"};
+
+int burn_mode_index(unsigned mode)
+{
+	int i;
+
+	for (i = 0; i < BURN_NMODES; i++)
+		if (mode == 1u << i)
+			return i;
+	return -1;
+}
+
+const char *burn_mode_name(unsigned mode)
+{
+	int i = burn_mode_index(mode);
+
+	return i < 0 ? "none" : mode_names[i];
+}
 
 uint64_t burn_load(const uint64_t *counter)
 {
@@ -84,7 +104,7 @@ static void mem_free(struct bench_env *env, struct burn_mem *m)
 
 /* The largest side from 8192 down that cuBLASLt runs, operands filled, result buffers taken
  * from the free memory. */
-static int setup(struct burn_worker *w, struct burn_mem *m, struct err *e)
+static int setup(struct burn_worker *w, struct burn_mem *m, int prec, int dist, struct err *e)
 {
 	static const uint64_t sides[] = {8192, 4096, 2048, 1024, 512, 256};
 	struct burn_stress *s = w->owner;
@@ -92,7 +112,7 @@ static int setup(struct burn_worker *w, struct burn_mem *m, struct err *e)
 	struct bench_gpu *g = w->g;
 	size_t free_b = 0, total_b = 0, i;
 	uint64_t n = 0, elems, sa = SEED_A, sb = SEED_B, want;
-	int dist = GV_DIST_NORMAL, st;
+	int st, tried = 0;
 
 	if (bench_use(env, g, e))
 		return -1;
@@ -102,18 +122,18 @@ static int setup(struct burn_worker *w, struct burn_mem *m, struct err *e)
 	if (bench_dalloc(env, g, &m->ws, WORKSPACE_BYTES, "the cuBLASLt workspace", e))
 		return -1;
 	for (i = 0; i < ARRAY_SIZE(sides); i++) {
-		if (gemm_burn_shape(s->o.prec, sides[i], &m->sh, &m->bp))
+		if (gemm_burn_shape(prec, sides[i], &m->sh, &m->bp))
 			return err_set(e, EXIT_USAGE, "no such precision");
 		if (g->cc_major * 10 + g->cc_minor < m->bp.min_cc)
 			return err_set(e, EXIT_UNAVAILABLE,
 				       "GPU %d (%s, compute capability %d.%d) has no %s tensor cores",
 				       g->index, g->name, g->cc_major, g->cc_minor,
-				       peak_prec_name(s->o.prec));
+				       peak_prec_name(prec));
 		memset(&m->p, 0, sizeof(m->p));
 		m->p.ws = m->ws;
 		m->p.ws_bytes = WORKSPACE_BYTES;
 		m->p.s = g->s[0];
-		m->p.max_cand = 1;
+		m->p.max_cand = PICK_FROM;
 		if (gemm_plan_make(env, g, m->h, &m->sh, &m->p, e))
 			return -1;
 		m->planned = true;
@@ -127,8 +147,7 @@ static int setup(struct burn_worker *w, struct burn_mem *m, struct err *e)
 	if (!n)
 		return err_set(e, EXIT_UNAVAILABLE,
 			       "GPU %d: cuBLASLt offers no %s product from n = 8192 down to 256",
-			       g->index, peak_prec_name(s->o.prec));
-	m->p.best = 0; /* the heuristic's first: burn wants load, not the fastest candidate */
+			       g->index, peak_prec_name(prec));
 	elems = n * n;
 	if (bench_dalloc(env, g, &m->a, elems * (uint64_t)m->bp.a_bytes, "the operands", e) ||
 	    bench_dalloc(env, g, &m->b, elems * (uint64_t)m->bp.a_bytes, "the operands", e) ||
@@ -159,6 +178,14 @@ static int setup(struct burn_worker *w, struct burn_mem *m, struct err *e)
 		if (bench_dalloc(env, g, &m->buf[m->nbuf], elems * (uint64_t)m->bp.c_bytes,
 				 "the result buffers", e))
 			return -1;
+	/* the fastest candidate: more products (and watts) where the clock is free, more products
+	 * for the same watts at the power limit */
+	m->p.c = m->buf[0];
+	m->p.ramp_s = 0.2;
+	m->p.cand_s = 0.05;
+	if (gemm_pick(env, g, &m->p, &tried, e))
+		return -1;
+	add(&w->beat, 1);
 	w->n = n;
 	w->nbuf = m->nbuf;
 	return 0;
@@ -202,23 +229,28 @@ static int compare(struct burn_worker *w, struct burn_mem *m, uint64_t upto, str
 	return 0;
 }
 
-static int run(struct burn_worker *w, struct burn_mem *m, struct err *e)
+/* Products into every buffer in turn until end_ns: a round compares its buffers, every 8th
+ * round (the first included) is checked against the reference. The power phase counts its
+ * products apart, so compute's rate is its own. */
+static int run(struct burn_worker *w, struct burn_mem *m, int prec, bool power, int64_t end_ns,
+	       struct err *e)
 {
 	struct burn_stress *s = w->owner;
 	struct bench_env *env = s->env;
 	struct bench_gpu *g = w->g;
 	bool mine = s->o.inject != BURN_INJECT_NONE &&
 		    (s->o.inject_gpu < 0 || s->o.inject_gpu == g->index);
-	uint64_t round, i;
+	uint64_t *done = power ? &w->power_products : &w->products, round, i;
+	uint64_t mflop = (uint64_t)(2.0 * (double)w->n * (double)w->n * (double)w->n / 1e6 + 0.5);
+	bool over = false;
 
 	if (bench_use(env, g, e))
 		return -1;
-	w->t_run_ns = now_ns();
-	__atomic_store_n(&w->running, 1, __ATOMIC_RELEASE);
-	for (round = 0; !s->done; round++) {
+	*(power ? &w->power_run_ns : &w->t_run_ns) = now_ns();
+	for (round = 0; !s->done && !over; round++) {
 		uint64_t queued = 0;
 
-		for (i = 0; i < m->nbuf && !s->done; i++) {
+		for (i = 0; i < m->nbuf && !s->done && !over; i++) {
 			m->p.c = m->buf[i];
 			if (gemm_enqueue(env, g, &m->p, m->p.best, e))
 				return -1;
@@ -233,52 +265,108 @@ static int run(struct burn_worker *w, struct burn_mem *m, struct err *e)
 				if (bench_cu(env, env->cu->StreamSynchronize(g->s[0]),
 					     "cuStreamSynchronize", g, e))
 					return -1;
-				add(&w->products, SYNC_EVERY);
+				add(done, SYNC_EVERY);
+				add(&w->mflop, SYNC_EVERY * mflop);
+				add(&w->beat, 1);
+				over = now_ns() >= end_ns;
 			}
 		}
 		if (bench_cu(env, env->cu->StreamSynchronize(g->s[0]), "cuStreamSynchronize", g, e))
 			return -1;
-		add(&w->products, queued % SYNC_EVERY);
+		add(done, queued % SYNC_EVERY);
+		add(&w->mflop, queued % SYNC_EVERY * mflop);
+		add(&w->beat, 1);
+		over = over || now_ns() >= end_ns;
 		if (queued && compare(w, m, i, e))
 			return -1;
 		if (queued && round % CHECK_EVERY == 0) {
 			int bad = 0;
 
 			m->p.c = m->buf[0];
-			if (gemm_burn_check(env, g, s->o.prec, &m->sh, &m->p, w->n, &bad, e))
+			if (gemm_burn_check(env, g, prec, &m->sh, &m->p, w->n, &bad, e))
 				return -1;
 			add(&w->reference_errors, (uint64_t)bad);
 			add(&w->reference_checks, 1);
 		}
+		add(&w->beat, 1);
 	}
+	*(power ? &w->power_end_ns : &w->t_end_ns) = now_ns();
 	return 0;
+}
+
+/* The precision that draws the most power on g: tensor-core halves where it has them. */
+static int power_prec(const struct bench_gpu *g)
+{
+	int cc = g->cc_major * 10 + g->cc_minor;
+
+	return cc >= 80 ? PREC_BF16 : cc >= 70 ? PREC_FP16 : PREC_FP32;
+}
+
+/* The compute or power phase: its memory taken (one GPU at a time), products for secs seconds
+ * from then on, its memory freed. */
+static int products_phase(struct burn_worker *w, bool power, double secs, struct err *e)
+{
+	struct burn_stress *s = w->owner;
+	int prec = power ? power_prec(w->g) : s->o.prec;
+	int dist = power ? GV_DIST_NORMAL : s->o.dist;
+	struct burn_mem m;
+	struct err ignored;
+	int rc;
+
+	memset(&m, 0, sizeof(m));
+	pthread_mutex_lock(&s->setup_lock);
+	rc = s->done ? 0 : setup(w, &m, prec, dist, e);
+	pthread_mutex_unlock(&s->setup_lock);
+	if (power) {
+		w->power_n = w->n;
+		w->power_prec = prec;
+	}
+	if (rc == 0 && !s->done)
+		rc = run(w, &m, prec, power, now_ns() + (int64_t)(secs * 1e9), e);
+	/* whatever happened, the phase's memory goes back before the next */
+	err_clear(&ignored);
+	bench_use(s->env, w->g, &ignored);
+	mem_free(s->env, &m);
+	return rc;
 }
 
 static void *worker(void *arg)
 {
 	struct burn_worker *w = arg;
 	struct burn_stress *s = w->owner;
-	struct burn_mem m;
-	int rc;
+	int rc = 0, k;
 
-	memset(&m, 0, sizeof(m));
-	pthread_mutex_lock(&s->setup_lock);
-	rc = s->done ? 0 : setup(w, &m, &w->err);
-	pthread_mutex_unlock(&s->setup_lock);
-	if (rc == 0 && !s->done)
-		rc = run(w, &m, &w->err);
-	w->t_end_ns = now_ns();
+	__atomic_store_n(&w->running, 1, __ATOMIC_RELEASE);
+	for (k = 0; k < BURN_NMODES && rc == 0 && !s->done; k++) {
+		unsigned mode = 1u << k;
+		double secs = s->o.phase_s[k];
+
+		if (!(s->o.modes & mode))
+			continue;
+		__atomic_store_n(&w->phase, mode, __ATOMIC_RELEASE);
+		w->phase_t_ns[k][0] = now_ns();
+		switch (mode) {
+		case BURN_MODE_MEMORY: rc = burn_memtest_run(w, secs, &w->err); break;
+		case BURN_MODE_COMPUTE: rc = products_phase(w, false, secs, &w->err); break;
+		case BURN_MODE_POWER: rc = products_phase(w, true, secs, &w->err); break;
+		default: rc = burn_bandwidth_run(w, secs, &w->err); break;
+		}
+		w->phase_t_ns[k][1] = now_ns();
+	}
+	__atomic_store_n(&w->phase, 0u, __ATOMIC_RELEASE);
 	if (rc)
 		__atomic_store_n(&w->failed, 1, __ATOMIC_RELEASE);
-	/* whatever happened, the GPU's memory goes back before the thread ends */
-	{
-		struct err ignored;
-
-		err_clear(&ignored);
-		bench_use(s->env, w->g, &ignored);
-		mem_free(s->env, &m);
-	}
+	__atomic_store_n(&w->finished, 1, __ATOMIC_RELEASE);
 	return NULL;
+}
+
+int burn_stress_finished(struct burn_stress *s)
+{
+	int i, n = 0;
+
+	for (i = 0; i < s->n; i++)
+		n += __atomic_load_n(&s->w[i].finished, __ATOMIC_ACQUIRE);
+	return n;
 }
 
 int burn_stress_start(struct burn_stress *s, struct bench_env *env, const struct burn_opts *o,

@@ -1,10 +1,12 @@
 /*
- * stress.h: burn's compute stress (stress.c): every selected GPU at once, a thread per GPU with
- * its own context and stream, running bench's cuBLASLt product (bench/gemm.h) back to back into
- * many result buffers that fill a share of the free memory, comparing the buffers with each
- * other on the GPU (kernels/burn.cu) and checking every 8th round against bench's fp64 CPU
- * reference. cmd/burn.c owns options, telemetry, the verdict (burn/judge.h) and output.
- * Nothing here prints.
+ * stress.h: burn's run (stress.c): every selected GPU at once, a thread per GPU with its own
+ * context and stream, going through the selected phases in order: the memory test
+ * (burn/memtest.h), the compute stress (bench's cuBLASLt product, bench/gemm.h, back to back
+ * into many result buffers that fill a share of the free memory, compared with each other on
+ * the GPU by kernels/burn.cu and checked every 8th round against bench's fp64 CPU reference),
+ * the power phase (the same products at the precision that draws the most power) and the
+ * bandwidth checks (burn/bandwidth.h). Each worker times its own phases. cmd/burn.c owns
+ * options, telemetry, the verdict (burn/judge.h) and output. Nothing here prints.
  */
 #ifndef GPUVET_BURN_STRESS_H
 #define GPUVET_BURN_STRESS_H
@@ -14,13 +16,32 @@
 #include <stdint.h>
 
 #include "../bench/bench.h"
+#include "bandwidth.h"
+#include "memtest.h"
 
 /* GPUVET_BURN_INJECT's faults, test only: see docs/environment.md. */
 enum { BURN_INJECT_NONE = -1, BURN_INJECT_BITFLIP = 0, BURN_INJECT_NAN, BURN_INJECT_ULP };
 
+/* The phases (--mode), as bits, run in this order. */
+enum {
+	BURN_MODE_MEMORY = 1,
+	BURN_MODE_COMPUTE = 2,
+	BURN_MODE_POWER = 4,
+	BURN_MODE_BANDWIDTH = 8,
+	BURN_MODE_ALL = 15,
+	BURN_NMODES = 4,
+};
+
+/* The phase of a bit, 0..BURN_NMODES-1, and its name ("memory"...). */
+int burn_mode_index(unsigned mode);
+const char *burn_mode_name(unsigned mode);
+
 struct burn_opts {
-	int prec;	     /* PREC_* (bench/peak.h) */
-	double mem_fraction; /* of the free memory, for result buffers */
+	int prec;	     /* PREC_* (bench/peak.h) of the compute phase */
+	int dist;	     /* enum gv_dist (kernels/pattern.h): the operands' values */
+	double mem_fraction; /* of the free memory, for result buffers and the memory test */
+	unsigned modes;	     /* BURN_MODE_* bits */
+	double phase_s[BURN_NMODES]; /* each selected phase's duration, by burn_mode_index */
 	int inject;	     /* BURN_INJECT_* */
 	int inject_gpu;	     /* the GPU (as users number them) it corrupts; -1 every one */
 };
@@ -33,12 +54,23 @@ int burn_inject_parse(const char *s, int *mode, int *gpu, struct err *e);
 struct burn_worker {
 	struct bench_gpu *g;
 	uint64_t products, compare_errors, reference_errors, nan_inf, reference_checks;
+	uint64_t mflop;		/* work done by the compute and power phases, for the live rate */
+	uint64_t power_products; /* products of the power phase (products counts compute's) */
 	uint64_t n;	       /* the matrix side that runs */
 	uint64_t nbuf;	       /* result buffers */
-	int running;	       /* 1 once the products started */
+	uint64_t beat;	       /* grows after every GPU call that returned: the watchdog's pulse */
+	unsigned phase;	       /* the BURN_MODE_* running now, 0 before and after */
+	int running;	       /* 1 once the first phase started */
+	int finished;	       /* 1 once every phase ended (or it failed or was stopped) */
 	int failed;	       /* 1 when it stopped on an error (err says why) */
 	struct err err;
-	int64_t t_run_ns, t_end_ns; /* when the products started and stopped (now_ns) */
+	int64_t t_run_ns, t_end_ns; /* when the compute products started and stopped (now_ns) */
+	int64_t phase_t_ns[BURN_NMODES][2]; /* each phase's start and end (now_ns), 0 if not run */
+	struct burn_memtest mem; /* the memory phase's result */
+	struct burn_bw bw;	 /* the bandwidth phase's result */
+	int64_t power_run_ns, power_end_ns; /* when the power phase's products started, stopped */
+	uint64_t power_n;	 /* the power phase's matrix side */
+	int power_prec;		 /* and its precision (PREC_*) */
 	struct burn_stress *owner;
 	pthread_t th;
 	bool started;
@@ -57,6 +89,8 @@ struct burn_stress {
  * a thread cannot start (those started are stopped). */
 int burn_stress_start(struct burn_stress *s, struct bench_env *env, const struct burn_opts *o,
 		      struct err *e);
+/* How many workers have finished every phase (or failed). */
+int burn_stress_finished(struct burn_stress *s);
 /* Ask the workers to stop after their current products, wait for them; GPU memory is freed. */
 void burn_stress_stop(struct burn_stress *s);
 void burn_stress_free(struct burn_stress *s);

@@ -22,23 +22,29 @@
 #include "../gpu/probe.h"
 #include "../gpu/select.h"
 #include "../kernels/image.h"
+#include "../kernels/pattern.h"
 #include "../util/stop.h"
 #include "../util/err.h"
 #include "../util/util.h"
 #include "cmd.h"
 
 static const char usage[] =
-	"usage: gpuvet burn [-i IDS] [--duration SEC | --level 1..4] [--precision PREC]\n"
-	"                   [--memory-fraction F] [--json]\n"
+	"usage: gpuvet burn [-i IDS] [--mode MODES] [--duration SEC | --level 1..4]\n"
+	"                   [--precision PREC] [--inputs DIST] [--memory-fraction F] [--json]\n"
 	"\n"
-	"Stress every selected GPU at once with matrix products (cuBLASLt) whose results are\n"
-	"compared with each other and with an fp64 reference, then judge each GPU: PASS or FAIL.\n"
+	"Stress every selected GPU at once and judge each: PASS or FAIL. The compute phase runs\n"
+	"matrix products (cuBLASLt) whose results are compared with each other and with an fp64\n"
+	"reference; telemetry is judged through the run.\n"
 	"\n"
 	"options:\n"
 	"  -i, --id IDS            only these GPUs: index, UUID or PCI bus id (comma-separated)\n"
-	"  --duration SEC          how long to run (default: level 1)\n"
+	"  --mode MODES            phases, comma-separated, run in this order: memory, compute,\n"
+	"                          power, bandwidth, or all (default: compute; all from level 2)\n"
+	"  --duration SEC          how long to run, all phases together (default: level 1)\n"
 	"  --level N               1 = 30 s, 2 = 3 min, 3 = 15 min, 4 = 1 h\n"
 	"  --precision PREC        bf16 (default), fp16, fp8, tf32, fp32 or fp64\n"
+	"  --inputs DIST           the operands: normal (default), uniform or positive (values in\n"
+	"                          [1/16, 1), close to gpu-burn's, for comparisons)\n"
 	"  --memory-fraction F     share of free GPU memory for result buffers (default 0.9)\n"
 	"  -j, --json              the report as JSON on stdout\n"
 	"  -h, --help              this text\n"
@@ -51,6 +57,8 @@ extern const struct cmd cmd_burn;
 struct burn_cli {
 	const char *ids;
 	double duration_s;
+	unsigned modes;
+	int dist;
 	int prec;
 	double mem_fraction;
 	bool json;
@@ -64,6 +72,43 @@ static int parse_num(const char *s, double *out)
 	return end != s && *end == 0 && *out == *out ? 0 : -1;
 }
 
+/* "memory,compute" or "all" into BURN_MODE_* bits; -1 on an unknown or empty name. */
+static int parse_modes(const char *s, unsigned *out)
+{
+	char buf[128], *save = NULL, *t;
+	int k;
+
+	if (str_copy(buf, s, sizeof(buf)) >= sizeof(buf))
+		return -1;
+	*out = 0;
+	for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		unsigned got = !strcmp(t, "all") ? BURN_MODE_ALL : 0;
+
+		for (k = 0; k < BURN_NMODES; k++)
+			if (!strcmp(t, burn_mode_name(1u << k)))
+				got = 1u << k;
+		if (!got)
+			return -1;
+		*out |= got;
+	}
+	return *out ? 0 : -1;
+}
+
+/* Each selected phase's share of the duration: the memory test and the products need time to
+ * find rare faults, power a stretch at its limit, bandwidth a few measurements. */
+static void split_duration(const struct burn_cli *o, double *phase_s)
+{
+	static const double weight[BURN_NMODES] = {3, 5, 1.5, 0.5};
+	double sum = 0;
+	int k;
+
+	for (k = 0; k < BURN_NMODES; k++)
+		if (o->modes & (1u << k))
+			sum += weight[k];
+	for (k = 0; k < BURN_NMODES; k++)
+		phase_s[k] = o->modes & (1u << k) ? o->duration_s * weight[k] / sum : 0;
+}
+
 static int parse(int argc, char **argv, struct burn_cli *o)
 {
 	static const struct option opts[] = {
@@ -71,6 +116,8 @@ static int parse(int argc, char **argv, struct burn_cli *o)
 	    {"duration", required_argument, NULL, 'd'},
 	    {"level", required_argument, NULL, 'l'},
 	    {"precision", required_argument, NULL, 'p'},
+	    {"mode", required_argument, NULL, 'M'},
+	    {"inputs", required_argument, NULL, 'I'},
 	    {"memory-fraction", required_argument, NULL, 'm'},
 	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
@@ -79,7 +126,8 @@ static int parse(int argc, char **argv, struct burn_cli *o)
 	static const double level_s[] = {30, 180, 900, 3600};
 	static const int precs[] = {PREC_BF16, PREC_FP16, PREC_FP8, PREC_TF32, PREC_FP32,
 				    PREC_FP64};
-	bool have_duration = false, have_level = false;
+	static const char *const dists[] = {"normal", "uniform", "positive"};
+	bool have_duration = false, have_level = false, have_mode = false;
 	double v;
 	size_t k;
 	int opt;
@@ -87,6 +135,8 @@ static int parse(int argc, char **argv, struct burn_cli *o)
 	memset(o, 0, sizeof(*o));
 	o->duration_s = level_s[0];
 	o->prec = PREC_BF16;
+	o->modes = BURN_MODE_COMPUTE;
+	o->dist = GV_DIST_NORMAL;
 	o->mem_fraction = 0.9;
 	while ((opt = cmd_getopt(&cmd_burn, argc, argv, "i:jh", opts)) != -1) {
 		switch (opt) {
@@ -105,7 +155,28 @@ static int parse(int argc, char **argv, struct burn_cli *o)
 				return cmd_usage_error(&cmd_burn,
 						       "--level '%s': expected 1, 2, 3 or 4", optarg);
 			o->duration_s = level_s[(int)v - 1];
+			if (!have_mode)
+				o->modes = v > 1 ? BURN_MODE_ALL : BURN_MODE_COMPUTE;
 			have_level = true;
+			break;
+		case 'M':
+			if (parse_modes(optarg, &o->modes))
+				return cmd_usage_error(&cmd_burn,
+						       "--mode '%s': expected memory, compute, power, "
+						       "bandwidth or all, comma-separated",
+						       optarg);
+			have_mode = true;
+			break;
+		case 'I':
+			o->dist = -1;
+			for (k = 0; k < ARRAY_SIZE(dists); k++)
+				if (!strcmp(optarg, dists[k]))
+					o->dist = (int)k;
+			if (o->dist < 0)
+				return cmd_usage_error(&cmd_burn,
+						       "--inputs '%s': expected normal, uniform or "
+						       "positive",
+						       optarg);
 			break;
 		case 'p':
 			o->prec = -1;
@@ -204,7 +275,7 @@ struct timeline {
 };
 
 static void sample_add(struct timeline *tl, const struct mon_gpu *mg, int64_t t_ns,
-		       uint64_t products, double flop_per_product)
+		       uint64_t mflop, unsigned phase)
 {
 	struct burn_sample *b;
 	const struct gpu *g = &mg->g;
@@ -216,6 +287,7 @@ static void sample_add(struct timeline *tl, const struct mon_gpu *mg, int64_t t_
 	b = &tl->s[tl->n++];
 	memset(b, 0, sizeof(*b));
 	b->t_ns = t_ns;
+	b->phase = phase;
 	b->temp_c = g->s.temp_c;
 	b->temp_slowdown_c = g->st.temp_slowdown_c;
 	b->power_mw = g->s.power_mw;
@@ -234,11 +306,33 @@ static void sample_add(struct timeline *tl, const struct mon_gpu *mg, int64_t t_
 	b->pcie_max_gen = g->st.pcie_gen_max;
 	b->pcie_max_width = g->st.pcie_width_max;
 	b->tflops = tl->last_t_ns && t_ns > tl->last_t_ns
-			? (double)(products - tl->last_products) * flop_per_product /
-			      ((double)(t_ns - tl->last_t_ns) / 1e9) / 1e12
+			? (double)(mflop - tl->last_products) / 1e6 /
+			      ((double)(t_ns - tl->last_t_ns) / 1e9)
 			: -1;
-	tl->last_products = products;
+	tl->last_products = mflop;
 	tl->last_t_ns = t_ns;
+}
+
+/* Seconds left to worker i: its phases not yet started and what remains of the current. */
+static double left_s(const struct burn_stress *st, int i)
+{
+	const struct burn_worker *w = &st->w[i];
+	unsigned now = __atomic_load_n(&w->phase, __ATOMIC_ACQUIRE);
+	double left = 0;
+	int k;
+
+	for (k = BURN_NMODES - 1; k >= 0; k--) {
+		unsigned mode = 1u << k;
+
+		if (mode == now) {
+			double spent = (double)(now_ns() - w->phase_t_ns[k][0]) / 1e9;
+
+			left += st->o.phase_s[k] > spent ? st->o.phase_s[k] - spent : 0;
+			break;
+		}
+		left += st->o.phase_s[k];
+	}
+	return now ? left : 0;
 }
 
 static void fmt_num(char *b, size_t n, const struct num *v, double scale, const char *unit)
@@ -251,14 +345,43 @@ static void fmt_num(char *b, size_t n, const struct num *v, double scale, const 
 
 /* ---- the report -------------------------------------------------------------------------- */
 
+/* compute's rate, < 0 when the compute phase did not run */
 static double rate_tflops(const struct burn_worker *w)
 {
 	double s = (double)(w->t_end_ns - w->t_run_ns) / 1e9;
 
-	if (!w->running || s <= 0)
-		return 0;
+	if (!w->t_run_ns || s <= 0)
+		return -1;
 	return (double)burn_load(&w->products) * 2.0 * (double)w->n * (double)w->n *
 	       (double)w->n / s / 1e12;
+}
+
+/* the power phase's rate, < 0 when it did not run */
+static double power_tflops(const struct burn_worker *w)
+{
+	double s = (double)(w->power_end_ns - w->power_run_ns) / 1e9;
+
+	if (!w->power_run_ns || s <= 0)
+		return -1;
+	return (double)burn_load(&w->power_products) * 2.0 * (double)w->power_n *
+	       (double)w->power_n * (double)w->power_n / s / 1e12;
+}
+
+static json_t *real_or_null(double v)
+{
+	return v >= 0 ? json_real(v) : json_null();
+}
+
+static void modes_text(char *b, size_t n, unsigned modes)
+{
+	size_t len = 0;
+	int k;
+
+	b[0] = 0;
+	for (k = 0; k < BURN_NMODES; k++)
+		if (modes & (1u << k))
+			len += (size_t)snprintf(b + len, len < n ? n - len : 0, "%s%s",
+						len ? "," : "", burn_mode_name(1u << k));
 }
 
 /* Per GPU: the worst of its findings; alone[] holds burn_judge's answer for the GPU judged on
@@ -280,10 +403,12 @@ static enum severity *sev_alone;
 static void print_text(const struct burn_gpu_run *runs, const struct burn_stress *st, int n,
 		       const struct findings *fs, const struct burn_cli *o)
 {
+	char modes[64];
 	int i, k;
 	size_t j;
 
-	printf("gpuvet burn: %s, %.0f s%s\n", peak_prec_name(o->prec), o->duration_s,
+	modes_text(modes, sizeof(modes), o->modes);
+	printf("gpuvet burn: %s, %s, %.0f s%s\n", modes, peak_prec_name(o->prec), o->duration_s,
 	       runs[0].c.stopped ? " (interrupted: partial verdict)" : "");
 	for (i = 0; i < n; i++) {
 		const struct burn_gpu_run *r = &runs[i];
@@ -293,14 +418,39 @@ static void print_text(const struct burn_gpu_run *runs, const struct burn_stress
 		printf("\nGPU %d  %s  serial %s  %s  %s\n", r->index, r->name,
 		       r->serial[0] ? r->serial : "n/a", r->bus_id,
 		       sev == SEV_FAIL ? "FAIL" : "PASS");
-		printf("  n = %llu, %llu result buffers, %llu products, %.4g TFLOP/s\n",
-		       (unsigned long long)w->n, (unsigned long long)w->nbuf,
-		       (unsigned long long)r->c.products, rate_tflops(w));
-		printf("  errors: %llu compare, %llu reference (%llu checks), %llu NaN/Inf\n",
-		       (unsigned long long)r->c.compare_errors,
-		       (unsigned long long)r->c.reference_errors,
-		       (unsigned long long)burn_load(&w->reference_checks),
-		       (unsigned long long)r->c.nan_inf);
+		if (r->mem)
+			printf("  memory: %.1f GiB tested, %llu passes, %llu words checked, %llu "
+			       "errors\n",
+			       (double)r->mem->bytes / (1u << 30), (unsigned long long)r->mem->passes,
+			       (unsigned long long)r->mem->words_checked,
+			       (unsigned long long)r->mem->errors);
+		if (w->t_run_ns) {
+			printf("  compute: n = %llu, %llu result buffers, %llu products, %.4g "
+			       "TFLOP/s\n",
+			       (unsigned long long)w->n, (unsigned long long)w->nbuf,
+			       (unsigned long long)r->c.products, rate_tflops(w));
+		}
+		if (w->t_run_ns || w->power_run_ns)
+			printf("  errors: %llu compare, %llu reference (%llu checks), %llu NaN/Inf\n",
+			       (unsigned long long)r->c.compare_errors,
+			       (unsigned long long)r->c.reference_errors,
+			       (unsigned long long)burn_load(&w->reference_checks),
+			       (unsigned long long)r->c.nan_inf);
+		if (w->power_run_ns)
+			printf("  power: %s n = %llu, %llu products, %.4g TFLOP/s\n",
+			       peak_prec_name(w->power_prec), (unsigned long long)w->power_n,
+			       (unsigned long long)burn_load(&w->power_products), power_tflops(w));
+		if (r->bw) {
+			char d[64] = "n/a", h[64] = "n/a", t[64] = "n/a";
+
+			if (r->bw->device_gbs >= 0)
+				str_fmt(d, sizeof(d), "%.0f GB/s", r->bw->device_gbs);
+			if (r->bw->h2d_gbs >= 0)
+				str_fmt(h, sizeof(h), "%.1f GB/s", r->bw->h2d_gbs);
+			if (r->bw->d2h_gbs >= 0)
+				str_fmt(t, sizeof(t), "%.1f GB/s", r->bw->d2h_gbs);
+			printf("  bandwidth: device %s, host to GPU %s, GPU to host %s\n", d, h, t);
+		}
 		if (w->failed)
 			printf("  error: %s\n", w->err.msg);
 		for (j = 0; j < fs->n; j++) {
@@ -346,12 +496,61 @@ static json_t *findings_json(const struct findings *fs, int gpu)
 	return a;
 }
 
+static json_t *mem_json(const struct burn_memtest *m)
+{
+	json_t *o, *a;
+	int i;
+
+	if (!m)
+		return json_null();
+	o = json_object();
+	a = json_array();
+	json_object_set_new(o, "bytes", json_integer((json_int_t)m->bytes));
+	json_object_set_new(o, "free_bytes", json_integer((json_int_t)m->free_bytes));
+	json_object_set_new(o, "passes", json_integer((json_int_t)m->passes));
+	json_object_set_new(o, "words_checked", json_integer((json_int_t)m->words_checked));
+	json_object_set_new(o, "errors", json_integer((json_int_t)m->errors));
+	for (i = 0; i < m->nbad; i++) {
+		json_t *r = json_object();
+
+		json_object_set_new(r, "first", json_integer((json_int_t)m->bad[i].first));
+		json_object_set_new(r, "last", json_integer((json_int_t)m->bad[i].last));
+		json_object_set_new(r, "words", json_integer((json_int_t)m->bad[i].words));
+		json_array_append_new(a, r);
+	}
+	json_object_set_new(o, "bad_ranges", a);
+	json_object_set_new(o, "failed_patterns", json_string(m->failed_patterns));
+	return o;
+}
+
+static json_t *bw_json(const struct burn_bw *b)
+{
+	json_t *o;
+
+	if (!b)
+		return json_null();
+	o = json_object();
+	json_object_set_new(o, "device_gbs", real_or_null(b->device_gbs));
+	json_object_set_new(o, "device_expect_gbs", real_or_null(b->device_expect_gbs));
+	json_object_set_new(o, "h2d_gbs", real_or_null(b->h2d_gbs));
+	json_object_set_new(o, "d2h_gbs", real_or_null(b->d2h_gbs));
+	json_object_set_new(o, "link_expect_gbs", real_or_null(b->link_expect_gbs));
+	return o;
+}
+
 static void print_json(const struct burn_gpu_run *runs, const struct burn_stress *st, int n,
 		       const struct findings *fs, const struct burn_cli *o, int exit_code)
 {
 	json_t *root = json_object(), *gpus = json_array();
 	int i;
 
+	json_t *modes = json_array();
+	int k;
+
+	for (k = 0; k < BURN_NMODES; k++)
+		if (o->modes & (1u << k))
+			json_array_append_new(modes, json_string(burn_mode_name(1u << k)));
+	json_object_set_new(root, "modes", modes);
 	json_object_set_new(root, "precision", json_string(peak_prec_name(o->prec)));
 	json_object_set_new(root, "duration_s", json_real(o->duration_s));
 	json_object_set_new(root, "interrupted", json_boolean(runs[0].c.stopped));
@@ -376,7 +575,21 @@ static void print_json(const struct burn_gpu_run *runs, const struct burn_stress
 				    json_integer((json_int_t)burn_load(&w->reference_checks)));
 		json_object_set_new(c, "nan_inf", json_integer((json_int_t)r->c.nan_inf));
 		json_object_set_new(g, "counts", c);
-		json_object_set_new(g, "tflops", json_real(rate_tflops(w)));
+		json_object_set_new(g, "tflops", real_or_null(rate_tflops(w)));
+		json_object_set_new(g, "memory", mem_json(r->mem));
+		if (w->power_run_ns) {
+			json_t *p = json_object();
+
+			json_object_set_new(p, "precision",
+					    json_string(peak_prec_name(w->power_prec)));
+			json_object_set_new(p, "n", json_integer((json_int_t)w->power_n));
+			json_object_set_new(p, "products",
+					    json_integer((json_int_t)w->power_products));
+			json_object_set_new(p, "tflops", real_or_null(power_tflops(w)));
+			json_object_set_new(g, "power", p);
+		} else
+			json_object_set_new(g, "power", json_null());
+		json_object_set_new(g, "bandwidth", bw_json(r->bw));
 		json_object_set_new(g, "samples", json_integer((json_int_t)r->n));
 		json_object_set_new(g, "error", w->failed ? json_string(w->err.msg) : json_null());
 		json_object_set_new(g, "verdict", json_string(sev == SEV_FAIL ? "FAIL" : "PASS"));
@@ -441,8 +654,7 @@ static int run_burn(int argc, char **argv)
 	const char *inj = getenv("GPUVET_BURN_INJECT");
 	bool live = isatty(2), started = false;
 	int nsel = 0, i, rc, exit_code = EXIT_OK, gemm = bench_family_find("gemm");
-	int64_t t0, end_ns;
-	double flop;
+	int64_t t0;
 
 	err_clear(&e);
 	memset(&sys, 0, sizeof(sys));
@@ -455,6 +667,9 @@ static int run_burn(int argc, char **argv)
 	if (rc != 0)
 		return rc < 0 ? EXIT_OK : rc;
 	bo.prec = o.prec;
+	bo.dist = o.dist;
+	bo.modes = o.modes;
+	split_duration(&o, bo.phase_s);
 	bo.mem_fraction = o.mem_fraction;
 	bo.inject = BURN_INJECT_NONE;
 	bo.inject_gpu = -1;
@@ -531,19 +746,9 @@ static int run_burn(int argc, char **argv)
 	started = true;
 	tl = xcalloc((size_t)nsel, sizeof(*tl));
 	t0 = now_ns();
-	end_ns = t0 + (int64_t)(o.duration_s * 1e9);
-	while (!stop_requested && now_ns() < end_ns) {
-		int running = 0, failed = 0;
+	while (!stop_requested && burn_stress_finished(&st) < nsel) {
 		struct timespec ts = {0, 100000000};
 
-		for (i = 0; i < nsel; i++) {
-			running += __atomic_load_n(&st.w[i].running, __ATOMIC_ACQUIRE);
-			failed += __atomic_load_n(&st.w[i].failed, __ATOMIC_ACQUIRE);
-		}
-		if (failed == nsel)
-			break;
-		if (running < nsel - failed) /* the clock starts once every GPU is computing */
-			end_ns = now_ns() + (int64_t)(o.duration_s * 1e9);
 		if (col && collector_wait(col, snap.seq, 100) != snap.seq) {
 			collector_copy(col, &snap);
 			for (i = 0; i < nsel; i++) {
@@ -552,9 +757,8 @@ static int run_burn(int argc, char **argv)
 
 				if (nv < 0 || (unsigned)nv >= snap.ngpus)
 					continue;
-				flop = 2.0 * (double)w->n * (double)w->n * (double)w->n;
-				sample_add(&tl[i], &snap.gpus[nv], now_ns() - t0,
-					   burn_load(&w->products), flop);
+				sample_add(&tl[i], &snap.gpus[nv], now_ns() - t0, burn_load(&w->mflop),
+					   __atomic_load_n(&w->phase, __ATOMIC_ACQUIRE));
 			}
 		} else
 			nanosleep(&ts, NULL);
@@ -569,19 +773,22 @@ static int run_burn(int argc, char **argv)
 				const struct burn_worker *w = &st.w[i];
 				const struct burn_sample *b = tl[i].n ? &tl[i].s[tl[i].n - 1] : NULL;
 				char t[16] = "n/a", p[16] = "n/a", c[16] = "n/a";
+				unsigned ph = __atomic_load_n(&w->phase, __ATOMIC_ACQUIRE);
 
 				if (b) {
 					fmt_num(t, sizeof(t), &b->temp_c, 1, "C");
 					fmt_num(p, sizeof(p), &b->power_mw, 1e-3, "W");
 					fmt_num(c, sizeof(c), &b->sm_mhz, 1, "MHz");
 				}
-				fprintf(stderr, "%sGPU %d: %.1f TFLOP/s, %llu errors, %s, %s, %s, %.0f s left",
-					i ? "\n" : "", w->g->index,
+				fprintf(stderr,
+					"%sGPU %d %s: %.1f TFLOP/s, %llu errors, %s, %s, %s, %.0f s left",
+					i ? "\n" : "", w->g->index, ph ? burn_mode_name(ph) : "done",
 					b && b->tflops >= 0 ? b->tflops : 0,
 					(unsigned long long)(burn_load(&w->compare_errors) +
 							     burn_load(&w->reference_errors) +
-							     burn_load(&w->nan_inf)),
-					t, p, c, (double)(end_ns - now_ns()) / 1e9);
+							     burn_load(&w->nan_inf) +
+							     burn_load(&w->mem.errors)),
+					t, p, c, left_s(&st, i));
 			}
 			if (nsel > 1)
 				fprintf(stderr, "\033[%dA", nsel - 1);
@@ -607,8 +814,12 @@ static int run_burn(int argc, char **argv)
 		r->c.compare_errors = w->compare_errors;
 		r->c.reference_errors = w->reference_errors;
 		r->c.nan_inf = w->nan_inf;
+		r->c.mem_errors = w->mem.errors;
 		r->c.xid_last = -1;
 		r->c.stopped = stop_requested != 0;
+		r->modes = o.modes;
+		r->mem = w->phase_t_ns[burn_mode_index(BURN_MODE_MEMORY)][0] ? &w->mem : NULL;
+		r->bw = w->phase_t_ns[burn_mode_index(BURN_MODE_BANDWIDTH)][0] ? &w->bw : NULL;
 	}
 	sev_alone = xcalloc((size_t)nsel, sizeof(*sev_alone));
 	if (burn_judge(runs, (size_t)nsel, &fs) == SEV_FAIL) {
