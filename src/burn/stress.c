@@ -80,6 +80,7 @@ struct burn_mem {
 	struct gemm_shape sh;
 	struct gemm_burn_prec bp;
 	cu_ptr a, b, ws, counts;
+	cu_ptr ptrs; /* the result buffers' addresses, on the GPU, for the compare */
 	cu_ptr *buf;
 	uint64_t nbuf;
 };
@@ -97,6 +98,7 @@ static void mem_free(struct bench_env *env, struct burn_mem *m)
 	bench_dfree(env, &m->b);
 	bench_dfree(env, &m->ws);
 	bench_dfree(env, &m->counts);
+	bench_dfree(env, &m->ptrs);
 	if (m->h)
 		env->lt->api.Destroy(m->h);
 	memset(m, 0, sizeof(*m));
@@ -178,6 +180,11 @@ static int setup(struct burn_worker *w, struct burn_mem *m, int prec, int dist, 
 		if (bench_dalloc(env, g, &m->buf[m->nbuf], elems * (uint64_t)m->bp.c_bytes,
 				 "the result buffers", e))
 			return -1;
+	if (bench_dalloc(env, g, &m->ptrs, m->nbuf * sizeof(cu_ptr), "the compare's buffer list",
+			 e) ||
+	    bench_cu(env, env->cu->MemcpyHtoD(m->ptrs, m->buf, m->nbuf * sizeof(cu_ptr)),
+		     "cuMemcpyHtoD", g, e))
+		return -1;
 	/* the fastest candidate: more products (and watts) where the clock is free, more products
 	 * for the same watts at the power limit */
 	m->p.c = m->buf[0];
@@ -201,26 +208,21 @@ static int inject(struct burn_worker *w, struct burn_mem *m, cu_ptr buf, int mod
 			    w->g->s[0], args, e);
 }
 
-/* Compare buffers 1..upto-1 with buffer 0, and count NaN/Inf in all of them. */
+/* Compare buffers 1..upto-1 with buffer 0 in one pass, and count NaN/Inf in all of them. */
 static int compare(struct burn_worker *w, struct burn_mem *m, uint64_t upto, struct err *e)
 {
 	struct bench_env *env = w->owner->env;
 	struct bench_gpu *g = w->g;
-	size_t elems = (size_t)(w->n * w->n);
-	uint64_t counts[2] = {0, 0}, i;
+	size_t elems = (size_t)(w->n * w->n), nb = (size_t)upto;
+	uint64_t counts[2] = {0, 0};
+	void *args[] = {&m->ptrs, &nb, &m->buf[0], &elems, &m->bp.out_type, &m->bp.c_bytes,
+			&m->counts};
 
 	if (bench_cu(env, env->cu->MemcpyHtoD(m->counts, counts, sizeof(counts)), "cuMemcpyHtoD",
-		     g, e))
-		return -1;
-	for (i = 0; i < upto; i++) {
-		void *args[] = {&m->buf[i], &m->buf[0], &elems, &m->bp.out_type, &m->bp.c_bytes,
-				&m->counts};
-
-		if (bench_launch(env, g, K_BURN_COMPARE, bench_grid(g, elems, 256), 256, g->s[0],
-				 args, e))
-			return -1;
-	}
-	if (bench_cu(env, env->cu->StreamSynchronize(g->s[0]), "cuStreamSynchronize", g, e) ||
+		     g, e) ||
+	    bench_launch(env, g, K_BURN_COMPARE, bench_grid(g, elems, 256), 256, g->s[0], args,
+			 e) ||
+	    bench_cu(env, env->cu->StreamSynchronize(g->s[0]), "cuStreamSynchronize", g, e) ||
 	    bench_cu(env, env->cu->MemcpyDtoH(counts, m->counts, sizeof(counts)), "cuMemcpyDtoH",
 		     g, e))
 		return -1;

@@ -31,18 +31,24 @@ static __device__ __forceinline__ uint64_t gv_burn_load(const void *p, size_t i,
 	}
 }
 
-/* counts[0] += elements of a that differ (bit for bit) from ref; counts[1] += NaN/Inf in a. */
-GV_BURN void gv_burn_compare(const void *a, const void *ref, size_t n, int dtype, int eb,
-			     unsigned long long *counts)
+/* For each of the nbufs buffers: counts[0] += its elements that differ (bit for bit) from
+ * ref's, counts[1] += its NaN/Inf elements. One pass reads ref once for all buffers, so the
+ * compare costs the GPU half the memory traffic of one buffer pair at a time. */
+GV_BURN void gv_burn_compare(const unsigned long long *bufs, size_t nbufs, const void *ref,
+			     size_t n, int dtype, int eb, unsigned long long *counts)
 {
 	unsigned long long diff = 0, bad = 0;
 
 	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
 	     i += (size_t)gridDim.x * blockDim.x) {
-		uint64_t w = gv_burn_load(a, i, eb);
+		uint64_t r = gv_burn_load(ref, i, eb);
 
-		diff += w != gv_burn_load(ref, i, eb);
-		bad += gv_burn_naninf(w, dtype);
+		for (size_t b = 0; b < nbufs; b++) {
+			uint64_t w = gv_burn_load((const void *)bufs[b], i, eb);
+
+			diff += w != r;
+			bad += gv_burn_naninf(w, dtype);
+		}
 	}
 	/* errors are rare: one atomic per thread that saw one, none otherwise */
 	if (diff)

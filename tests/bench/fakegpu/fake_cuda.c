@@ -529,21 +529,23 @@ static uint64_t burn_load(const void *p, size_t i, int eb)
 }
 static void k_burn_compare(void **a)
 {
-	const void *x = PTR(0, void), *ref = PTR(1, void);
-	size_t n = ARG(2, size_t), i;
-	int dt = ARG(3, int), eb = ARG(4, int);
-	uint64_t *counts = PTR(5, uint64_t);
+	const cu_ptr *bufs = PTR(0, cu_ptr);
+	size_t nb = ARG(1, size_t), n = ARG(3, size_t), i, b;
+	const void *ref = PTR(2, void);
+	int dt = ARG(4, int), eb = ARG(5, int);
+	uint64_t *counts = PTR(6, uint64_t);
 	uint64_t ex = dt == GV_F64 ? 0x7ff0000000000000ull
 		      : dt == GV_F32 ? 0x7f800000u
 		      : dt == GV_F16 ? 0x7c00u
 				     : 0x7f80u;
 
-	for (i = 0; i < n; i++) {
-		uint64_t w = burn_load(x, i, eb);
+	for (b = 0; b < nb; b++)
+		for (i = 0; i < n; i++) {
+			uint64_t w = burn_load((const void *)(uintptr_t)bufs[b], i, eb);
 
-		counts[0] += w != burn_load(ref, i, eb);
-		counts[1] += (w & ex) == ex;
-	}
+			counts[0] += w != burn_load(ref, i, eb);
+			counts[1] += (w & ex) == ex;
+		}
 }
 static void k_burn_inject(void **a)
 {
