@@ -21,6 +21,7 @@
 #include "../gpu/collector.h"
 #include "../gpu/probe.h"
 #include "../gpu/select.h"
+#include "../host/host.h"
 #include "../kernels/image.h"
 #include "../kernels/pattern.h"
 #include "../util/stop.h"
@@ -635,6 +636,29 @@ static const void *kernels(void **owned, struct err *e)
 	return buf;
 }
 
+/* What the bandwidth phase needs beyond bench_gpu_open's attributes: the link's maximum (its
+ * expected host-link rate) and the GPU's local CPUs (its pinned copies' NUMA node), as bench
+ * takes them. */
+static void link_facts(struct bench_gpu *g, const struct gpu *ng)
+{
+	char path[128], bdf[32];
+	size_t i;
+
+	if (ng && num_ok(&ng->st.pcie_gen_max) && num_ok(&ng->st.pcie_width_max)) {
+		g->pcie_gen = (int)ng->st.pcie_gen_max.v;
+		g->pcie_width = (int)ng->st.pcie_width_max.v;
+	}
+	if (!g->bus_id[0])
+		return;
+	str_copy(bdf, g->bus_id, sizeof(bdf));
+	for (i = 0; bdf[i]; i++)
+		if (bdf[i] >= 'A' && bdf[i] <= 'F')
+			bdf[i] = (char)(bdf[i] - 'A' + 'a');
+	str_fmt(path, sizeof(path), "/sys/bus/pci/devices/%s/local_cpulist", bdf);
+	if (host_read_line(path, g->local_cpus, sizeof(g->local_cpus)) != 0)
+		g->local_cpus[0] = '\0';
+}
+
 static int run_burn(int argc, char **argv)
 {
 	struct burn_cli o;
@@ -722,6 +746,7 @@ static int run_burn(int argc, char **argv)
 			str_copy(g->name, sel[i].cd->name.s, sizeof(g->name));
 		if (text_ok(&sel[i].cd->bus_id))
 			str_copy(g->bus_id, sel[i].cd->bus_id.s, sizeof(g->bus_id));
+		link_facts(g, sel[i].ng);
 		if (bench_gpu_open(&env, g, &e) != 0) {
 			rc = cmd_report_error(&e);
 			goto close;
