@@ -49,9 +49,9 @@
  * by default; issue 11 sets 10 % (warn) and 25 % (fail). */
 #define BURN_SIBLING_WARN 0.10
 #define BURN_SIBLING_FAIL 0.25
-/* Bandwidth (burn/bandwidth.h): a healthy H200's copy kernel moves ~85 % of its HBM peak and a
- * pinned copy ~85 % of a Gen5 x16 link's line rate (which the expected figure already takes at
- * 80 %); under 70 % of the HBM peak or 60 % of the link's expected rate (a Gen5 x16 card that
+/* Bandwidth (burn/bandwidth.h): on the H200 a copy moves ~89 % of the HBM peak (4.3 of 4.8
+ * TB/s) and a pinned copy 55 GB/s, 87 % of Gen5 x16's line rate (docs/bench.md), which the
+ * expected figure takes at 80 %; under 70 % of the HBM peak or 60 % of the link's expected rate (a Gen5 x16 card that
  * trained at Gen4 or x8 lands at ~50 %) is a fault, and so is 15 % below siblings of the same
  * model, which judges a model whose figures nobody knows. */
 #define BURN_BW_DEVICE_SHARE  0.70
