@@ -434,9 +434,8 @@ int bench_memory_copy(struct bench_env *env, struct bench_gpu *g, cu_ptr dst, cu
 /* transfer.c: cuMemcpyAsync between device memory d and pinned host memory h (bench_halloc),
  * bytes each (a multiple of 256; the source is filled here), host to device when h2d, else
  * device to host; *gbs per direction, *bad = destination words that differ from the source. */
-int bench_transfer_pinned(struct bench_env *env, struct bench_gpu *g, bool h2d, cu_ptr d,
-			  void *h, size_t bytes, double budget_s, double *gbs, uint64_t *bad,
-			  struct err *e);
+int bench_transfer_pinned(struct bench_env *env, struct bench_gpu *g, bool h2d, cu_ptr d, void *h,
+			  size_t bytes, double budget_s, double *gbs, uint64_t *bad, struct err *e);
 
 /* fit.c: the smallest size from which the GPU is faster at every larger size; -1 when none. */
 int bench_crossover(const double *cpu_s, const double *gpu_s, int n);

@@ -355,9 +355,8 @@ out:
 	return rc;
 }
 
-int bench_transfer_pinned(struct bench_env *env, struct bench_gpu *g, bool h2d, cu_ptr d,
-			  void *h, size_t bytes, double budget_s, double *gbs, uint64_t *bad,
-			  struct err *e)
+int bench_transfer_pinned(struct bench_env *env, struct bench_gpu *g, bool h2d, cu_ptr d, void *h,
+			  size_t bytes, double budget_s, double *gbs, uint64_t *bad, struct err *e)
 {
 	struct xfer x;
 	struct bench_op op;

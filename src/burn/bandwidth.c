@@ -16,9 +16,9 @@
 #include "../bench/peak.h"
 #include "stress.h"
 
-#define DEVICE_MAX_BYTES (1ull << 30)	/* bench memory's default buffer */
-#define HOST_MAX_BYTES	 (256ull << 20) /* a few ms per copy at Gen5 x16: many samples */
-#define MIN_BYTES	 4096ull
+#define DEVICE_MAX_BYTES (1ull << 30)   /* bench memory's default buffer */
+#define HOST_MAX_BYTES   (256ull << 20) /* a few ms per copy at Gen5 x16: many samples */
+#define MIN_BYTES        4096ull
 /* Budgets of one measurement, as shares of the phase: the copy kernel's variants are tried
  * first (about its budget again), the host link's share is split between the GPUs that take
  * turns. */
@@ -68,8 +68,8 @@ static int host_link(struct burn_worker *w, cu_ptr d, uint64_t bytes, double bud
 	if (bench_halloc(env, g, &h, (size_t)bytes, "the host-link copies", e))
 		goto out;
 	bw->host_bytes = bytes;
-	if (bench_transfer_pinned(env, g, true, d, h, (size_t)bytes, budget_s, &bw->h2d_gbs,
-				  &bad, e))
+	if (bench_transfer_pinned(env, g, true, d, h, (size_t)bytes, budget_s, &bw->h2d_gbs, &bad,
+				  e))
 		goto out;
 	bw->bad_words += bad;
 	beat(w);
@@ -77,8 +77,8 @@ static int host_link(struct burn_worker *w, cu_ptr d, uint64_t bytes, double bud
 		rc = 0;
 		goto out;
 	}
-	if (bench_transfer_pinned(env, g, false, d, h, (size_t)bytes, budget_s, &bw->d2h_gbs,
-				  &bad, e))
+	if (bench_transfer_pinned(env, g, false, d, h, (size_t)bytes, budget_s, &bw->d2h_gbs, &bad,
+				  e))
 		goto out;
 	bw->bad_words += bad;
 	beat(w);
@@ -137,9 +137,9 @@ int burn_bandwidth_run(struct burn_worker *w, double secs, struct err *e)
 	beat(w);
 	if (!stopping(w)) {
 		pthread_mutex_lock(&link_lock);
-		rc = stopping(w) ? 0
-				 : host_link(w, a, host_bytes,
-					     clamp_budget(secs * HOST_SHARE / ngpus), e);
+		rc = stopping(w)
+			 ? 0
+			 : host_link(w, a, host_bytes, clamp_budget(secs * HOST_SHARE / ngpus), e);
 		pthread_mutex_unlock(&link_lock);
 		if (rc)
 			goto out;

@@ -51,9 +51,9 @@
 #define BURN_SIBLING_FAIL 0.25
 /* Bandwidth (burn/bandwidth.h): on the H200 a copy moves ~89 % of the HBM peak (4.3 of 4.8
  * TB/s) and a pinned copy 55 GB/s, 87 % of Gen5 x16's line rate (docs/bench.md), which the
- * expected figure takes at 80 %; under 70 % of the HBM peak or 60 % of the link's expected rate (a Gen5 x16 card that
- * trained at Gen4 or x8 lands at ~50 %) is a fault, and so is 15 % below siblings of the same
- * model, which judges a model whose figures nobody knows. */
+ * expected figure takes at 80 %; under 70 % of the HBM peak or 60 % of the link's expected rate (a
+ * Gen5 x16 card that trained at Gen4 or x8 lands at ~50 %) is a fault, and so is 15 % below
+ * siblings of the same model, which judges a model whose figures nobody knows. */
 #define BURN_BW_DEVICE_SHARE  0.70
 #define BURN_BW_LINK_SHARE    0.60
 #define BURN_BW_SIBLING_SHARE 0.85
@@ -882,7 +882,8 @@ static void judge_bandwidth(const struct burn_gpu_run *gpus, size_t n, size_t me
 					 "%s: %.1f GB/s, %.0f %% of the %.1f GB/s expected %s "
 					 "(under %.0f %% warns)",
 					 bw_figures[k].what, v, 100 * v / expect, expect,
-					 bw_figures[k].link ? "of the link" : "(the model's HBM peak)",
+					 bw_figures[k].link ? "of the link"
+							    : "(the model's HBM peak)",
 					 100 * share);
 		else
 			finding_evidence(f, "%s: %.1f GB/s; expected: n/a (%s unknown)",
@@ -890,11 +891,12 @@ static void judge_bandwidth(const struct burn_gpu_run *gpus, size_t n, size_t me
 					 bw_figures[k].link ? "the link's generation or width"
 							    : "the memory clock or bus width");
 		if (nsib)
-			finding_evidence(f,
-					 "%s against siblings of the same model: %.1f GB/s, %.0f %% of "
-					 "their median %.1f GB/s over %zu GPU%s (under %.0f %% warns)",
-					 bw_figures[k].what, v, 100 * v / med, med, nsib,
-					 nsib == 1 ? "" : "s", 100 * BURN_BW_SIBLING_SHARE);
+			finding_evidence(
+			    f,
+			    "%s against siblings of the same model: %.1f GB/s, %.0f %% of "
+			    "their median %.1f GB/s over %zu GPU%s (under %.0f %% warns)",
+			    bw_figures[k].what, v, 100 * v / med, med, nsib, nsib == 1 ? "" : "s",
+			    100 * BURN_BW_SIBLING_SHARE);
 	}
 	if (!f)
 		return;
@@ -909,8 +911,8 @@ static void judge_bandwidth(const struct burn_gpu_run *gpus, size_t n, size_t me
 		if (bw_link_seen(g, &gen, &width))
 			finding_evidence(f, "link during the phase: PCIe Gen%lld x%lld%s",
 					 (long long)gen, (long long)width,
-					 bw->link_gen > 0 && (gen < bw->link_gen ||
-							      width < bw->link_width)
+					 bw->link_gen > 0 &&
+						 (gen < bw->link_gen || width < bw->link_width)
 					     ? ", below its maximum"
 					     : "");
 		finding_fix(f, FIX_SERVICE | FIX_INTERRUPTS,
@@ -920,11 +922,12 @@ static void judge_bandwidth(const struct burn_gpu_run *gpus, size_t n, size_t me
 			    "if the low figure follows the slot, the slot or riser is at fault, if "
 			    "it follows the serial, the card");
 	} else {
-		finding_fix(f, FIX_SERVICE | FIX_INTERRUPTS,
-			    "check the memory clock (nvidia-smi -q -d CLOCK: applications and "
-			    "locked clocks) and pending row remaps (gpuvet doctor); swap slots with a "
-			    "sibling and run gpuvet burn --mode bandwidth again: device memory "
-			    "follows the card, so a figure that follows the serial means RMA");
+		finding_fix(
+		    f, FIX_SERVICE | FIX_INTERRUPTS,
+		    "check the memory clock (nvidia-smi -q -d CLOCK: applications and "
+		    "locked clocks) and pending row remaps (gpuvet doctor); swap slots with a "
+		    "sibling and run gpuvet burn --mode bandwidth again: device memory "
+		    "follows the card, so a figure that follows the serial means RMA");
 	}
 }
 
@@ -1065,11 +1068,9 @@ static void judge_power(const struct burn_gpu_run *g, struct findings *out, size
 		return;
 	for (i = start; i < out->n; i++)
 		clock_low_raised |= !strcmp(out->v[i].def->id, "burn.clock_low");
-	explained = pw.nce &&
-		    ((double)pw.ncap >= BURN_REASON_EXPLAINS_SHARE * (double)pw.nce ||
-		     (double)pw.nheat >= BURN_REASON_EXPLAINS_SHARE * (double)pw.nce);
-	clock_below = pw.has_sm && pw.sm_max > 0 &&
-		      pw.sm_med < BURN_CLOCK_FULL_SHARE * pw.sm_max;
+	explained = pw.nce && ((double)pw.ncap >= BURN_REASON_EXPLAINS_SHARE * (double)pw.nce ||
+			       (double)pw.nheat >= BURN_REASON_EXPLAINS_SHARE * (double)pw.nce);
+	clock_below = pw.has_sm && pw.sm_max > 0 && pw.sm_med < BURN_CLOCK_FULL_SHARE * pw.sm_max;
 	/* burn.clock_low already names an unexplained low clock: the power is its echo */
 	if (pw.npower >= 2 && pw.limit_mw > 0 &&
 	    pw.power_mean_mw < BURN_POWER_REACHED_SHARE * pw.limit_mw && !explained &&
@@ -1080,14 +1081,16 @@ static void judge_power(const struct burn_gpu_run *g, struct findings *out, size
 				100 * pw.power_mean_mw / pw.limit_mw);
 		evidence_board(f, g);
 		power_evidence(f, &pw);
-		finding_evidence(f,
-				 "under %.0f %% of the limit with the clock under %.0f %% of max "
-				 "warns, unless the power cap or heat was active in half the samples",
-				 100 * BURN_POWER_REACHED_SHARE, 100 * BURN_CLOCK_FULL_SHARE);
-		finding_fix(f, FIX_SERVICE,
-			    "check clock locks and application clocks (nvidia-smi -q -d "
-			    "CLOCK,PERFORMANCE), then the GPU's power cables, the power supplies and "
-			    "the BMC's power events; compare with its siblings in the same run");
+		finding_evidence(
+		    f,
+		    "under %.0f %% of the limit with the clock under %.0f %% of max "
+		    "warns, unless the power cap or heat was active in half the samples",
+		    100 * BURN_POWER_REACHED_SHARE, 100 * BURN_CLOCK_FULL_SHARE);
+		finding_fix(
+		    f, FIX_SERVICE,
+		    "check clock locks and application clocks (nvidia-smi -q -d "
+		    "CLOCK,PERFORMANCE), then the GPU's power cables, the power supplies and "
+		    "the BMC's power events; compare with its siblings in the same run");
 		return;
 	}
 	{

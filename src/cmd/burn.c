@@ -455,8 +455,7 @@ static void print_text(const struct burn_gpu_run *runs, const struct burn_stress
 				str_fmt(de, sizeof(de), "%.0f GB/s", r->bw->device_expect_gbs);
 			if (r->bw->link_expect_gbs > 0)
 				str_fmt(le, sizeof(le), "%.1f GB/s each way (PCIe Gen%d x%d)",
-					r->bw->link_expect_gbs, r->bw->link_gen,
-					r->bw->link_width);
+					r->bw->link_expect_gbs, r->bw->link_gen, r->bw->link_width);
 			printf("  bandwidth: device %s, host to GPU %s, GPU to host %s\n", d, h, t);
 			printf("  expected: device %s (HBM peak), host link %s\n", de, le);
 		}
@@ -544,7 +543,8 @@ static json_t *bw_json(const struct burn_bw *b)
 	json_object_set_new(o, "h2d_gbs", real_or_null(b->h2d_gbs));
 	json_object_set_new(o, "d2h_gbs", real_or_null(b->d2h_gbs));
 	json_object_set_new(o, "link_expect_gbs", real_or_null(b->link_expect_gbs));
-	json_object_set_new(o, "link_gen", b->link_gen > 0 ? json_integer(b->link_gen) : json_null());
+	json_object_set_new(o, "link_gen",
+			    b->link_gen > 0 ? json_integer(b->link_gen) : json_null());
 	json_object_set_new(o, "link_width",
 			    b->link_width > 0 ? json_integer(b->link_width) : json_null());
 	json_object_set_new(o, "device_bytes", json_integer((json_int_t)b->device_bytes));

@@ -590,10 +590,11 @@ static void test_bandwidth_healthy_passes(void)
 	g.bw = &bw;
 	judge(&g, 1);
 	CHECK(passes_only());
-	CHECK(evidence_has(find("burn.pass", 0),
-			   "bandwidth: device memory 4100.0 GB/s (85 % of 4800.0 expected); host to "
-			   "GPU 53.0 GB/s (105 % of 50.4 expected); GPU to host 54.0 GB/s (107 % of "
-			   "50.4 expected)"));
+	CHECK(
+	    evidence_has(find("burn.pass", 0),
+			 "bandwidth: device memory 4100.0 GB/s (85 % of 4800.0 expected); host to "
+			 "GPU 53.0 GB/s (105 % of 50.4 expected); GPU to host 54.0 GB/s (107 % of "
+			 "50.4 expected)"));
 }
 
 static void test_bandwidth_low_device(void)
