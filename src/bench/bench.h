@@ -290,7 +290,7 @@ int bench_interrupted(struct err *e);
 void bench_progress(struct bench_env *env, const struct bench_family *family, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 double bench_budget(const struct bench_env *env);
-/* Seconds since the run started. */
+/* Seconds since the run started; 0 without a run (env->run NULL: burn). */
 double bench_now(const struct bench_env *env);
 
 int bench_dalloc(struct bench_env *env, struct bench_gpu *g, cu_ptr *p, size_t bytes,
@@ -420,6 +420,22 @@ void bench_parallel(struct bench_env *env, int nthreads, void (*fn)(void *arg, i
 int bench_pin_thread(const char *cpulist);
 
 /* ---- helpers of the families ------------------------------------------------------------ */
+
+/* burn's bandwidth phase (burn/bandwidth.c) measures with two families' operations, without a
+ * bench run (env->run may be NULL); both time with bench_time for budget_s, return the median
+ * and verify the destination after, and are safe on several GPUs' threads at once as long as
+ * env->cpu_threads <= 1 (the host pattern work then stays on the calling thread). */
+/* memory.c: the copy kernel from src to dst (bytes each, a multiple of 256; src is filled
+ * here), in the variant fastest on g; *traffic_gbs = HBM traffic (bytes read + written) in
+ * GB/s, *bad = destination words that differ from the source. */
+int bench_memory_copy(struct bench_env *env, struct bench_gpu *g, cu_ptr dst, cu_ptr src,
+		      size_t bytes, double budget_s, double *traffic_gbs, uint64_t *bad,
+		      struct err *e);
+/* transfer.c: cuMemcpyAsync between device memory d and pinned host memory h (bench_halloc),
+ * bytes each (a multiple of 256; the source is filled here), host to device when h2d, else
+ * device to host; *gbs per direction, *bad = destination words that differ from the source. */
+int bench_transfer_pinned(struct bench_env *env, struct bench_gpu *g, bool h2d, cu_ptr d, void *h,
+			  size_t bytes, double budget_s, double *gbs, uint64_t *bad, struct err *e);
 
 /* fit.c: the smallest size from which the GPU is faster at every larger size; -1 when none. */
 int bench_crossover(const double *cpu_s, const double *gpu_s, int n);

@@ -21,6 +21,7 @@
 
 #include "../util/util.h"
 #include "bench.h"
+#include "stats.h"
 
 static int run_memory(struct bench_env *env, struct err *e);
 
@@ -60,6 +61,7 @@ struct mem_op {
 	cu_ptr sum; /* read: accumulated sum of every run */
 	size_t n16; /* 16-byte elements */
 	uint64_t runs;
+	double budget_s; /* per measurement; 0: the run's (bench_budget) */
 };
 
 static int mem_run(void *arg, struct err *e)
@@ -135,7 +137,7 @@ static int pick_variant(struct bench_env *env, struct mem_op *o, struct err *e)
 		op.arg = o;
 		op.g = o->g;
 		op.min_samples = 2;
-		op.budget_s = bench_budget(env) / 4;
+		op.budget_s = (o->budget_s > 0 ? o->budget_s : bench_budget(env)) / 4;
 		o->variant = v;
 		o->grid = variant_grid(env, o->g, o->op, v, o->n16);
 		if (bench_time(env, &op, &tm, e))
@@ -436,6 +438,45 @@ out:
 	bench_dfree(env, &o.c);
 	bench_dfree(env, &o.sum);
 	return rc;
+}
+
+int bench_memory_copy(struct bench_env *env, struct bench_gpu *g, cu_ptr dst, cu_ptr src,
+		      size_t bytes, double budget_s, double *traffic_gbs, uint64_t *bad,
+		      struct err *e)
+{
+	struct mem_op o;
+	struct bench_op op;
+	struct bench_timing tm;
+	uint64_t first = 0;
+	double t;
+
+	*traffic_gbs = -1;
+	*bad = 0;
+	memset(&o, 0, sizeof(o));
+	o.env = env;
+	o.g = g;
+	o.op = OP_COPY;
+	o.a = dst;
+	o.b = src;
+	o.n16 = bytes / 16;
+	o.budget_s = budget_s;
+	if (bench_use(env, g, e) || prepare(env, &o, e) || pick_variant(env, &o, e) ||
+	    zero(env, g, o.a, o.n16 * 16, e))
+		return -1;
+	memset(&op, 0, sizeof(op));
+	op.run = mem_run;
+	op.arg = &o;
+	op.g = g;
+	op.min_samples = 3;
+	op.budget_s = budget_s;
+	if (bench_time(env, &op, &tm, e))
+		return -1;
+	t = stats_median(tm.t, (size_t)tm.n);
+	bench_timing_free(&tm);
+	/* a copy reads and writes every byte: the traffic the HBM peak limits */
+	if (t > 0)
+		*traffic_gbs = 2.0 * (double)(o.n16 * 16) / t / 1e9;
+	return bench_verify_u32(env, g, o.a, o.n16 * 4, SEED_SRC, bad, &first, e);
 }
 
 static int run_memory(struct bench_env *env, struct err *e)

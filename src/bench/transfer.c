@@ -23,6 +23,7 @@
 #include "../util/util.h"
 #include "bench.h"
 #include "cpu.h"
+#include "stats.h"
 
 static int run_transfer(struct bench_env *env, struct err *e);
 
@@ -352,6 +353,48 @@ out:
 	free(x.pg);
 	bench_pin_thread(NULL);
 	return rc;
+}
+
+int bench_transfer_pinned(struct bench_env *env, struct bench_gpu *g, bool h2d, cu_ptr d, void *h,
+			  size_t bytes, double budget_s, double *gbs, uint64_t *bad, struct err *e)
+{
+	struct xfer x;
+	struct bench_op op;
+	struct bench_timing tm;
+	double t;
+
+	*gbs = -1;
+	*bad = 0;
+	memset(&x, 0, sizeof(x));
+	x.env = env;
+	x.g = g;
+	x.kind = h2d ? X_H2D : X_D2H;
+	x.bytes = bytes;
+	if (h2d) {
+		x.d1 = d;
+		x.h1 = h;
+		bench_host_fill_u32(env, h, bytes / 4, SEED_HOST);
+	} else {
+		x.d2 = d;
+		x.h2 = h;
+		if (bench_fill_u32(env, g, d, bytes / 4, SEED_DEV, e))
+			return -1;
+	}
+	if (bench_use(env, g, e) || clear_dest(&x, h2d, !h2d, e))
+		return -1;
+	memset(&op, 0, sizeof(op));
+	op.run = xfer_run;
+	op.arg = &x;
+	op.g = g;
+	op.min_samples = 3;
+	op.budget_s = budget_s;
+	if (bench_time(env, &op, &tm, e))
+		return -1;
+	t = stats_median(tm.t, (size_t)tm.n);
+	bench_timing_free(&tm);
+	if (t > 0)
+		*gbs = (double)bytes / t / 1e9;
+	return check(&x, h2d, !h2d, bad, e);
 }
 
 static int run_transfer(struct bench_env *env, struct err *e)

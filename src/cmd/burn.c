@@ -21,6 +21,7 @@
 #include "../gpu/collector.h"
 #include "../gpu/probe.h"
 #include "../gpu/select.h"
+#include "../host/host.h"
 #include "../kernels/image.h"
 #include "../kernels/pattern.h"
 #include "../util/stop.h"
@@ -442,6 +443,7 @@ static void print_text(const struct burn_gpu_run *runs, const struct burn_stress
 			       (unsigned long long)burn_load(&w->power_products), power_tflops(w));
 		if (r->bw) {
 			char d[64] = "n/a", h[64] = "n/a", t[64] = "n/a";
+			char de[64] = "n/a", le[64] = "n/a";
 
 			if (r->bw->device_gbs >= 0)
 				str_fmt(d, sizeof(d), "%.0f GB/s", r->bw->device_gbs);
@@ -449,7 +451,13 @@ static void print_text(const struct burn_gpu_run *runs, const struct burn_stress
 				str_fmt(h, sizeof(h), "%.1f GB/s", r->bw->h2d_gbs);
 			if (r->bw->d2h_gbs >= 0)
 				str_fmt(t, sizeof(t), "%.1f GB/s", r->bw->d2h_gbs);
+			if (r->bw->device_expect_gbs > 0)
+				str_fmt(de, sizeof(de), "%.0f GB/s", r->bw->device_expect_gbs);
+			if (r->bw->link_expect_gbs > 0)
+				str_fmt(le, sizeof(le), "%.1f GB/s each way (PCIe Gen%d x%d)",
+					r->bw->link_expect_gbs, r->bw->link_gen, r->bw->link_width);
 			printf("  bandwidth: device %s, host to GPU %s, GPU to host %s\n", d, h, t);
+			printf("  expected: device %s (HBM peak), host link %s\n", de, le);
 		}
 		if (w->failed)
 			printf("  error: %s\n", w->err.msg);
@@ -535,6 +543,13 @@ static json_t *bw_json(const struct burn_bw *b)
 	json_object_set_new(o, "h2d_gbs", real_or_null(b->h2d_gbs));
 	json_object_set_new(o, "d2h_gbs", real_or_null(b->d2h_gbs));
 	json_object_set_new(o, "link_expect_gbs", real_or_null(b->link_expect_gbs));
+	json_object_set_new(o, "link_gen",
+			    b->link_gen > 0 ? json_integer(b->link_gen) : json_null());
+	json_object_set_new(o, "link_width",
+			    b->link_width > 0 ? json_integer(b->link_width) : json_null());
+	json_object_set_new(o, "device_bytes", json_integer((json_int_t)b->device_bytes));
+	json_object_set_new(o, "host_bytes", json_integer((json_int_t)b->host_bytes));
+	json_object_set_new(o, "bad_words", json_integer((json_int_t)b->bad_words));
 	return o;
 }
 
@@ -635,6 +650,29 @@ static const void *kernels(void **owned, struct err *e)
 	return buf;
 }
 
+/* What the bandwidth phase needs beyond bench_gpu_open's attributes: the link's maximum (its
+ * expected host-link rate) and the GPU's local CPUs (its pinned copies' NUMA node), as bench
+ * takes them. */
+static void link_facts(struct bench_gpu *g, const struct gpu *ng)
+{
+	char path[128], bdf[32];
+	size_t i;
+
+	if (ng && num_ok(&ng->st.pcie_gen_max) && num_ok(&ng->st.pcie_width_max)) {
+		g->pcie_gen = (int)ng->st.pcie_gen_max.v;
+		g->pcie_width = (int)ng->st.pcie_width_max.v;
+	}
+	if (!g->bus_id[0])
+		return;
+	str_copy(bdf, g->bus_id, sizeof(bdf));
+	for (i = 0; bdf[i]; i++)
+		if (bdf[i] >= 'A' && bdf[i] <= 'F')
+			bdf[i] = (char)(bdf[i] - 'A' + 'a');
+	str_fmt(path, sizeof(path), "/sys/bus/pci/devices/%s/local_cpulist", bdf);
+	if (host_read_line(path, g->local_cpus, sizeof(g->local_cpus)) != 0)
+		g->local_cpus[0] = '\0';
+}
+
 static int run_burn(int argc, char **argv)
 {
 	struct burn_cli o;
@@ -722,6 +760,7 @@ static int run_burn(int argc, char **argv)
 			str_copy(g->name, sel[i].cd->name.s, sizeof(g->name));
 		if (text_ok(&sel[i].cd->bus_id))
 			str_copy(g->bus_id, sel[i].cd->bus_id.s, sizeof(g->bus_id));
+		link_facts(g, sel[i].ng);
 		if (bench_gpu_open(&env, g, &e) != 0) {
 			rc = cmd_report_error(&e);
 			goto close;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "burn/judge.h"
+#include "burn/stress.h"
 #include "gpu/device.h"
 #include "test.h"
 #include "util/util.h"
@@ -557,6 +558,246 @@ static void test_worst_over_gpus(void)
 	CHECK(findings_worst(&fs) == SEV_FAIL);
 }
 
+/* ---- the bandwidth phase and the power phase ---------------------------------------------- */
+
+/* An H200's bandwidth phase: its copy kernel at 4100 of the 4800 GB/s HBM peak, pinned copies
+ * at 53 and 54 GB/s on a Gen5 x16 link (expected 0.8 x 63.0 = 50.4 GB/s). */
+static void healthy_bw(struct burn_bw *bw)
+{
+	memset(bw, 0, sizeof(*bw));
+	bw->device_gbs = 4100;
+	bw->device_expect_gbs = 4800;
+	bw->h2d_gbs = 53;
+	bw->d2h_gbs = 54;
+	bw->link_gen = 5;
+	bw->link_width = 16;
+	bw->link_expect_gbs = burn_bandwidth_link_expect(5, 16);
+	bw->device_bytes = 1ull << 30;
+	bw->host_bytes = 256ull << 20;
+}
+
+static void test_bandwidth_healthy_passes(void)
+{
+	struct burn_gpu_run g;
+	struct burn_bw bw;
+
+	CHECK(burn_bandwidth_link_expect(5, 16) > 50.3 && burn_bandwidth_link_expect(5, 16) < 50.5);
+	CHECK(burn_bandwidth_link_expect(1, 16) > 3.19 && burn_bandwidth_link_expect(1, 16) < 3.21);
+	CHECK(burn_bandwidth_link_expect(0, 16) < 0);
+	healthy(tl[0], NS);
+	healthy_bw(&bw);
+	g = gpu(0, tl[0], NS);
+	g.bw = &bw;
+	judge(&g, 1);
+	CHECK(passes_only());
+	CHECK(
+	    evidence_has(find("burn.pass", 0),
+			 "bandwidth: device memory 4100.0 GB/s (85 % of 4800.0 expected); host to "
+			 "GPU 53.0 GB/s (105 % of 50.4 expected); GPU to host 54.0 GB/s (107 % of "
+			 "50.4 expected)"));
+}
+
+static void test_bandwidth_low_device(void)
+{
+	struct burn_gpu_run g;
+	struct burn_bw bw;
+	const struct finding *f;
+
+	healthy(tl[0], NS);
+	healthy_bw(&bw);
+	bw.device_gbs = 3000; /* 62 % of the peak */
+	g = gpu(0, tl[0], NS);
+	g.bw = &bw;
+	judge(&g, 1);
+	f = find("burn.bandwidth_low", 0);
+	CHECK(f && f->sev == SEV_WARN && worst == SEV_WARN && !find("burn.pass", 0));
+	CHECK(evidence_has(f, "device memory (copy kernel, HBM traffic): 3000.0 GB/s, 62 % of the "
+			      "4800.0 GB/s expected (the model's HBM peak) (under 70 % warns)"));
+	CHECK(f && strstr(f->fix, "memory clock") && !strstr(f->fix, "BIOS"));
+	/* 71 % of the peak: silent */
+	bw.device_gbs = 3400;
+	judge(&g, 1);
+	CHECK(passes_only());
+}
+
+/* A Gen5 x16 card that trained at Gen4: its copies reach half the expected rate. */
+static void test_bandwidth_low_link(void)
+{
+	struct burn_gpu_run g;
+	struct burn_bw bw;
+	const struct finding *f;
+	size_t i;
+
+	healthy(tl[0], NS);
+	for (i = NS - 5; i < NS; i++) {
+		tl[0][i].phase = BURN_MODE_BANDWIDTH;
+		tl[0][i].tflops = 0;
+		set(&tl[0][i].pcie_gen, 4);
+	}
+	healthy_bw(&bw);
+	bw.h2d_gbs = 25.1;
+	g = gpu(0, tl[0], NS);
+	g.bw = &bw;
+	judge(&g, 1);
+	f = find("burn.bandwidth_low", 0);
+	CHECK(f && f->sev == SEV_WARN);
+	CHECK(evidence_has(f, "host to GPU (pinned copy): 25.1 GB/s, 50 % of the 50.4 GB/s "
+			      "expected of the link (under 60 % warns)"));
+	CHECK(!evidence_has(f, "GPU to host"));
+	CHECK(evidence_has(f, "link maximum: PCIe Gen5 x16"));
+	CHECK(evidence_has(f, "link during the phase: PCIe Gen4 x16, below its maximum"));
+	CHECK(f && strstr(f->fix, "BIOS") && strstr(f->fix, "swap slots"));
+	/* 61 % of the expected rate: silent */
+	bw.h2d_gbs = 30.8;
+	for (i = NS - 5; i < NS; i++)
+		set(&tl[0][i].pcie_gen, 5);
+	judge(&g, 1);
+	CHECK(!find("burn.bandwidth_low", 0) && find("burn.pass", 0));
+}
+
+/* Four GPUs of a model nobody profiled (no expected figures): GPU 1's device memory 20 % below
+ * the other three warns, 10 % below does not; a GPU of another model is no sibling. */
+static void test_bandwidth_low_vs_siblings(void)
+{
+	struct burn_gpu_run g[4];
+	struct burn_bw bw[4];
+	const struct finding *f;
+	int k;
+
+	for (k = 0; k < 4; k++) {
+		healthy(tl[k], NS);
+		healthy_bw(&bw[k]);
+		bw[k].device_expect_gbs = -1;
+		bw[k].link_expect_gbs = -1;
+		bw[k].link_gen = bw[k].link_width = 0;
+		bw[k].device_gbs = 2000 + 10 * k;
+		g[k] = gpu(k, tl[k], NS);
+		str_copy(g[k].name, "NVIDIA Future GPU", sizeof(g[k].name));
+		g[k].bw = &bw[k];
+	}
+	bw[1].device_gbs = 1620; /* 80 % of 2020 */
+	judge(g, 4);
+	f = find("burn.bandwidth_low", 1);
+	CHECK(f && f->sev == SEV_WARN);
+	CHECK(evidence_has(f, "expected: n/a (the memory clock or bus width unknown)"));
+	CHECK(evidence_has(f, "1620.0 GB/s, 80 % of their median 2020.0 GB/s over 3 GPUs (under "
+			      "85 % warns)"));
+	CHECK(find("burn.pass", 0) && find("burn.pass", 2) && find("burn.pass", 3));
+	bw[1].device_gbs = 1820; /* 90 % */
+	judge(g, 4);
+	CHECK(!find("burn.bandwidth_low", 1) && find("burn.pass", 1));
+	bw[1].device_gbs = 1620;
+	str_copy(g[1].name, "NVIDIA Other GPU", sizeof(g[1].name));
+	judge(g, 4);
+	CHECK(!find("burn.bandwidth_low", 1));
+}
+
+static void test_copy_errors(void)
+{
+	struct burn_gpu_run g;
+	struct burn_bw bw;
+	const struct finding *f;
+
+	healthy(tl[0], NS);
+	healthy_bw(&bw);
+	bw.bad_words = 3;
+	g = gpu(0, tl[0], NS);
+	g.bw = &bw;
+	judge(&g, 1);
+	f = find("burn.copy_errors", 0);
+	CHECK(f && f->sev == SEV_FAIL && worst == SEV_FAIL);
+	CHECK(evidence_has(f, "differed from the source: 3"));
+}
+
+/* The power phase over the last 20 samples: power, its limit, the SM clock and the reasons. */
+static void power_phase(struct burn_sample *s, int64_t power_mw, int64_t sm_mhz, int64_t ce)
+{
+	size_t i;
+
+	for (i = NS - 20; i < NS; i++) {
+		s[i].phase = BURN_MODE_POWER;
+		set(&s[i].power_mw, power_mw);
+		set(&s[i].sm_mhz, sm_mhz);
+		set(&s[i].clock_events, ce);
+	}
+}
+
+/* What a real H200 does: at its 700 W limit with SW_POWER_CAP set and the clock below max. A
+ * pass, and the report says what the phase reached. */
+static void test_power_phase_at_limit_passes(void)
+{
+	struct burn_gpu_run g;
+	const struct finding *f;
+	size_t i;
+
+	healthy(tl[0], NS);
+	power_phase(tl[0], 698000, 1500, CE_SW_POWER_CAP);
+	/* the ramp in the phase's first half does not count */
+	for (i = NS - 20; i < NS - 10; i++)
+		set(&tl[0][i].power_mw, 300000);
+	g = gpu(0, tl[0], NS);
+	judge(&g, 1);
+	CHECK(worst == SEV_INFO && find("burn.pass", 0) && !find("burn.power_not_reached", 0));
+	CHECK(!find("burn.clock_low", 0));
+	f = find("burn.power", 0);
+	CHECK(f && f->sev == SEV_INFO);
+	CHECK(f && !strcmp(f->summary,
+			   "power phase: 698.0 W, 100 % of the 700.0 W limit, SM clock 1500 MHz"));
+	CHECK(evidence_has(f, "698.0 W mean, 100 % of the 700.0 W limit"));
+	CHECK(evidence_has(f, "SM clock held there: 1500 MHz median, 76 % of 1980 MHz max"));
+	CHECK(evidence_has(f, "reasons there: SW_POWER_CAP; power cap in 10"));
+}
+
+static void test_power_not_reached(void)
+{
+	struct burn_gpu_run g;
+	const struct finding *f;
+
+	/* 500 of 700 W, the clock at 81 % of max, no reason */
+	healthy(tl[0], NS);
+	power_phase(tl[0], 500000, 1600, 0);
+	g = gpu(0, tl[0], NS);
+	judge(&g, 1);
+	f = find("burn.power_not_reached", 0);
+	CHECK(f && f->sev == SEV_WARN && worst == SEV_WARN && !find("burn.pass", 0));
+	CHECK(f && strstr(f->summary, "71 % of the power limit"));
+	CHECK(evidence_has(f, "500.0 W mean, 71 % of the 700.0 W limit"));
+	CHECK(evidence_has(f, "1600 MHz median, 81 % of 1980 MHz max"));
+	CHECK(!find("burn.power", 0));
+
+	/* HW_SLOWDOWN explains nothing: it is the fault, named */
+	power_phase(tl[0], 500000, 1600, CE_HW_SLOWDOWN);
+	judge(&g, 1);
+	f = find("burn.power_not_reached", 0);
+	CHECK(f && evidence_has(f, "reasons there: HW_SLOWDOWN"));
+
+	/* 91 % of the limit: reached */
+	power_phase(tl[0], 637000, 1600, 0);
+	judge(&g, 1);
+	CHECK(!find("burn.power_not_reached", 0) && find("burn.power", 0) && find("burn.pass", 0));
+
+	/* at full clock the card gives what it can: not this rule's */
+	power_phase(tl[0], 600000, 1980, 0);
+	judge(&g, 1);
+	CHECK(!find("burn.power_not_reached", 0) && find("burn.pass", 0));
+
+	/* the power cap (the limit averaged over a window) or heat explains it */
+	power_phase(tl[0], 500000, 1600, CE_SW_POWER_CAP);
+	judge(&g, 1);
+	CHECK(!find("burn.power_not_reached", 0));
+	power_phase(tl[0], 500000, 1600, CE_SW_THERMAL);
+	judge(&g, 1);
+	CHECK(!find("burn.power_not_reached", 0) && find("burn.thermal", 0));
+
+	/* a clock low enough for burn.clock_low: that finding names it, once */
+	for (size_t i = 0; i < NS; i++)
+		set(&tl[0][i].sm_mhz, 1000);
+	power_phase(tl[0], 500000, 1000, 0);
+	judge(&g, 1);
+	CHECK(find("burn.clock_low", 0) && !find("burn.power_not_reached", 0));
+	CHECK(find("burn.power", 0));
+}
+
 int main(void)
 {
 	RUN(test_healthy_passes);
@@ -577,6 +818,13 @@ int main(void)
 	RUN(test_run_state);
 	RUN(test_no_telemetry);
 	RUN(test_worst_over_gpus);
+	RUN(test_bandwidth_healthy_passes);
+	RUN(test_bandwidth_low_device);
+	RUN(test_bandwidth_low_link);
+	RUN(test_bandwidth_low_vs_siblings);
+	RUN(test_copy_errors);
+	RUN(test_power_phase_at_limit_passes);
+	RUN(test_power_not_reached);
 	findings_free(&fs);
 	return TEST_DONE();
 }

@@ -11,7 +11,8 @@
  *
  * Knobs (environment): FAKEGPU_COUNT (2), FAKEGPU_MEM_MIB (4096), FAKEGPU_MODULE_ERROR (a CUresult
  * for cuModuleLoadData*), FAKEGPU_CORRUPT (a kernel name, or its start, whose output gets one
- * wrong word).
+ * wrong word), FAKEGPU_MEM_CLOCK_MHZ (1000: the memory clock, so the HBM peak of 64 GB/s at the
+ * 256-bit bus can be set below or far above what the CPU copies, for burn's bandwidth verdict).
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -38,6 +39,7 @@ static int ndev = -1;
 static size_t mem_total, mem_used[MAXDEV];
 static int module_error;
 static const char *corrupt;
+static int mem_clock_khz = 1000000;
 
 struct alloc {
 	void *p;
@@ -62,6 +64,9 @@ static void setup(void)
 	s = getenv("FAKEGPU_MODULE_ERROR");
 	module_error = s ? atoi(s) : 0;
 	corrupt = getenv("FAKEGPU_CORRUPT");
+	s = getenv("FAKEGPU_MEM_CLOCK_MHZ");
+	if (s && atoi(s) > 0)
+		mem_clock_khz = atoi(s) * 1000;
 }
 
 static double now_s(void)
@@ -137,7 +142,7 @@ EXPORT int cuDeviceGetAttribute(int *v, int a, cu_device d)
 	switch (a) {
 	case CU_DEVICE_ATTRIBUTE_CLOCK_RATE: *v = 1000000; break;
 	case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = 4; break;
-	case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: *v = 1000000; break;
+	case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: *v = mem_clock_khz; break;
 	case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: *v = 256; break;
 	case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: *v = 1 << 20; break;
 	case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: *v = 2048; break;
