@@ -330,15 +330,16 @@ char *bench_report_html(json_t *doc)
 	int fam;
 
 	sb_init(&sb);
-	html_page_begin(&sb, "gpuvet bench",
-			"body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;"
-			"max-width:1200px}\n"
-			"table{border-collapse:collapse;margin:8px 0 16px}td,th{border:1px solid #ccc;"
-			"padding:3px 6px;text-align:left}th{background:#f3f3f3}td.n{text-align:right;"
-			"font-variant-numeric:tabular-nums}td.bad{background:#fdd;font-weight:bold}"
-			"td.ok{color:#070}\n"
-			"svg.plot{border:1px solid #ddd}\n"
-			"figure{margin:8px 0 20px}.claim{color:#036}.note{color:#850}.err{color:#b00}\n");
+	html_page_begin(
+	    &sb, "gpuvet bench",
+	    "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;"
+	    "max-width:1200px}\n"
+	    "table{border-collapse:collapse;margin:8px 0 16px}td,th{border:1px solid #ccc;"
+	    "padding:3px 6px;text-align:left}th{background:#f3f3f3}td.n{text-align:right;"
+	    "font-variant-numeric:tabular-nums}td.bad{background:#fdd;font-weight:bold}"
+	    "td.ok{color:#070}\n"
+	    "svg.plot{border:1px solid #ddd}\n"
+	    "figure{margin:8px 0 20px}.claim{color:#036}.note{color:#850}.err{color:#b00}\n");
 	sb_adds(&sb, "<p>");
 	sb_adds(&sb, "gpuvet ");
 	html_esc(&sb, bench_json_str(v, "gpuvet"));

@@ -1,9 +1,10 @@
 /*
  * burn.c: `gpuvet burn`: every selected GPU under full compute load at once (burn/stress.h)
  * for a duration or a level, telemetry sampled through the collector (gpu/collector.h), then
- * the verdict (burn/judge.h) per GPU: PASS or FAIL with findings, as text or JSON. Exit 0 when
- * every GPU passed, 2 when one failed, 130 after Ctrl-C or SIGTERM (a partial verdict, GPU
- * memory freed). docs/cmd/burn.md is the user's page.
+ * the verdict (burn/judge.h) per GPU: PASS or FAIL with findings, as text or JSON, and with
+ * --html as a page with plots of the telemetry (burn_html.c). Exit 0 when every GPU passed,
+ * 2 when one failed, 130 after Ctrl-C or SIGTERM (a partial verdict, GPU memory freed).
+ * docs/cmd/burn.md is the user's page.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <getopt.h>

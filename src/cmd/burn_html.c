@@ -68,7 +68,7 @@ static bool tflops_of(const struct burn_sample *s, double *v)
 }
 
 struct metric {
-	const char *id;	   /* the figure's id in the page */
+	const char *id;    /* the figure's id in the page */
 	const char *title; /* the plot's */
 	const char *unit;  /* the y axis' */
 	bool (*value)(const struct burn_sample *s, double *v);
@@ -179,12 +179,13 @@ static void phase_bands(struct strbuf *sb, const struct html_plot *p, const stru
 			continue;
 		x0 = html_plot_x(p, t0);
 		x1 = html_plot_x(p, t1);
-		sb_addf(sb,
-			"<g class=\"phase\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-			"fill=\"%s\" fill-opacity=\"0.6\"/><text x=\"%.1f\" y=\"%.1f\" class=\"xt\">%s"
-			"</text></g>",
-			x0, p->py1, x1 - x0, p->py0 - p->py1, phase_fill[k], (x0 + x1) / 2,
-			p->py1 + 12, burn_mode_name(1u << k));
+		sb_addf(
+		    sb,
+		    "<g class=\"phase\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+		    "fill=\"%s\" fill-opacity=\"0.6\"/><text x=\"%.1f\" y=\"%.1f\" class=\"xt\">%s"
+		    "</text></g>",
+		    x0, p->py1, x1 - x0, p->py0 - p->py1, phase_fill[k], (x0 + x1) / 2, p->py1 + 12,
+		    burn_mode_name(1u << k));
 	}
 }
 
@@ -363,8 +364,8 @@ static void summary_table(struct strbuf *sb, const struct burn_html_in *in)
 		html_esc(sb, r->serial[0] ? r->serial : "n/a");
 		sb_adds(sb, "</td><td>");
 		html_esc(sb, r->bus_id);
-		sb_addf(sb, "</td><td class=\"%s\">%s</td>", hg->fail ? "verdict bad" : "verdict ok",
-			hg->fail ? "FAIL" : "PASS");
+		sb_addf(sb, "</td><td class=\"%s\">%s</td>",
+			hg->fail ? "verdict bad" : "verdict ok", hg->fail ? "FAIL" : "PASS");
 		cell_u64(sb, r->c.products, false);
 		cell_u64(sb, r->c.compare_errors, true);
 		cell_u64(sb, r->c.reference_errors, true);
@@ -401,7 +402,8 @@ static void gpu_section(struct strbuf *sb, const struct burn_html_in *in,
 			"<li>memory: %.1f GiB tested, %llu passes, %llu words checked, %llu "
 			"errors</li>",
 			(double)r->mem->bytes / (1u << 30), (unsigned long long)r->mem->passes,
-			(unsigned long long)r->mem->words_checked, (unsigned long long)r->mem->errors);
+			(unsigned long long)r->mem->words_checked,
+			(unsigned long long)r->mem->errors);
 	if (hg->tflops >= 0)
 		sb_addf(sb, "<li>compute: %llu products, %.4g TFLOP/s</li>",
 			(unsigned long long)r->c.products, hg->tflops);
@@ -484,11 +486,12 @@ char *burn_html_page(const struct burn_html_in *in)
 	html_esc(&sb, in->modes);
 	sb_adds(&sb, ", precision ");
 	html_esc(&sb, in->precision);
-	sb_addf(&sb, ", %.0f s. <b class=\"%s\">%d of %d GPUs passed.</b></p>\n",
-		in->duration_s, failed ? "bad" : "ok", in->n - failed, in->n);
+	sb_addf(&sb, ", %.0f s. <b class=\"%s\">%d of %d GPUs passed.</b></p>\n", in->duration_s,
+		failed ? "bad" : "ok", in->n - failed, in->n);
 	if (in->interrupted)
-		sb_adds(&sb, "<p class=\"interrupted\">Interrupted (Ctrl-C or SIGTERM): the verdict "
-			     "and the plots are partial.</p>\n");
+		sb_adds(&sb,
+			"<p class=\"interrupted\">Interrupted (Ctrl-C or SIGTERM): the verdict "
+			"and the plots are partial.</p>\n");
 	summary_table(&sb, in);
 	sb_adds(&sb, "<h2>Telemetry over the run</h2>\n");
 	for (i = 0; i < ARRAY_SIZE(metrics); i++)

@@ -17,10 +17,10 @@ struct err;
 /* One GPU of the run, as burn.c judged it. */
 struct burn_html_gpu {
 	const struct burn_gpu_run *run; /* identity, timeline, counts, memory and bandwidth */
-	bool fail;			/* the verdict: FAIL, else PASS */
-	const char *error;		/* why its worker stopped early, NULL when it did not */
-	double tflops;			/* the compute phase's rate, < 0 when it did not run */
-	double power_tflops;		/* the power phase's, < 0 when it did not run */
+	bool fail;                      /* the verdict: FAIL, else PASS */
+	const char *error;              /* why its worker stopped early, NULL when it did not */
+	double tflops;                  /* the compute phase's rate, < 0 when it did not run */
+	double power_tflops;            /* the power phase's, < 0 when it did not run */
 };
 
 struct burn_html_in {

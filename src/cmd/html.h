@@ -13,7 +13,7 @@
 
 struct strbuf;
 
-/* s with & < > " escaped, so it is safe as text and inside a quoted attribute; NULL adds nothing. */
+/* s with & < > " escaped, safe as text and inside a quoted attribute; NULL adds nothing. */
 void html_esc(struct strbuf *sb, const char *s);
 
 /* The i-th series' colour (cycles through 10). */
