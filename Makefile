@@ -123,8 +123,13 @@ $(O)/replay/libcuda.so.1: tests/nvml-replay/fake_cuda.c tests/nvml-replay/replay
 # header rebuilds the programs that include it.
 $(O)/tests/%: tests/unit/%.c tests/unit/test.h $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -D_GNU_SOURCE -Isrc -MMD -MP -MF $@.d -MT $@ -o $@ $< $(LIB_OBJ) $(LDFLAGS) \
-		$(JANSSON_LIB) $(LDLIBS)
+	$(CC) $(CFLAGS) -D_GNU_SOURCE -Isrc -MMD -MP -MF $@.d -MT $@ -o $@ $< $(UNIT_EXTRA) $(LIB_OBJ) \
+		$(LDFLAGS) $(JANSSON_LIB) $(LDLIBS)
+
+# test_burn_html checks a page built in cmd/, which the library objects leave out
+BURN_HTML_OBJ = $(O)/src/cmd/burn_html.o $(O)/src/cmd/html.o
+$(O)/tests/test_burn_html: $(BURN_HTML_OBJ)
+$(O)/tests/test_burn_html: UNIT_EXTRA = $(BURN_HTML_OBJ)
 
 # A CPU-backed libcuda, libnccl and libcublasLt that let bench run end to end in CI
 # (tests/bench/fakegpu; tests/cli/bench_fakegpu.sh).

@@ -4,6 +4,7 @@
  * benchmark's headline table, the measured claims and notes, one plot per size sweep (bandwidth
  * against size, GEMM rate against size, CPU against GPU), and SM clock and power over the run.
  * CI opens a page made from a stored result in headless Chromium (tests/cli/bench_html.sh).
+ * Escaping, the page skeleton and a plot's frame are shared with burn's page (html.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -16,22 +17,7 @@
 #include "../util/strbuf.h"
 #include "../util/util.h"
 #include "bench_report.h"
-
-static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-				      "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
-
-static void esc(struct strbuf *sb, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&': sb_adds(sb, "&amp;"); break;
-		case '<': sb_adds(sb, "&lt;"); break;
-		case '>': sb_adds(sb, "&gt;"); break;
-		case '"': sb_adds(sb, "&quot;"); break;
-		default: sb_addc(sb, *s);
-		}
-	}
-}
+#include "html.h"
 
 /* ---- SVG plots ----------------------------------------------------------------------------- */
 
@@ -41,31 +27,6 @@ struct series {
 	int n;
 };
 
-#define W  760
-#define H  380
-#define ML 72
-#define MR 210
-#define MT 34
-#define MB 52
-
-static double axis_pos(double v, double lo, double hi, bool logs, double p0, double p1)
-{
-	double t;
-
-	if (logs)
-		t = (log10(v) - log10(lo)) / (log10(hi) - log10(lo));
-	else
-		t = (v - lo) / (hi - lo);
-	return p0 + t * (p1 - p0);
-}
-
-static double nice_step(double range, int want)
-{
-	double raw = range / want, mag = pow(10, floor(log10(raw))), f = raw / mag;
-
-	return (f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10) * mag;
-}
-
 static void tick_label(double v, const char *unit, char *out, size_t n)
 {
 	bench_fmt_size(v, unit, out, n);
@@ -73,29 +34,11 @@ static void tick_label(double v, const char *unit, char *out, size_t n)
 		bench_fmt_value(v, out, n);
 }
 
-/* A vertical grid line at x from the bottom py0 to the top py1, labelled under the axis. */
-static void x_tick(struct strbuf *sb, double x, double py0, double py1, const char *lab)
-{
-	sb_addf(sb,
-		"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"g\"/>"
-		"<text x=\"%.1f\" y=\"%.1f\" class=\"xt\">%s</text>",
-		x, py0, x, py1, x, py0 + 16, lab);
-}
-
-/* A horizontal grid line at y from px0 to px1, labelled left of the axis. */
-static void y_tick(struct strbuf *sb, double y, double px0, double px1, const char *lab)
-{
-	sb_addf(sb,
-		"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"g\"/>"
-		"<text x=\"%.1f\" y=\"%.1f\" class=\"yt\">%s</text>",
-		px0, y, px1, y, px0 - 6, y + 4, lab);
-}
-
 static void svg_plot(struct strbuf *sb, const char *title, const char *xl, const char *yl,
 		     const char *x_unit, bool log_x, bool log_y, struct series *s, int ns)
 {
 	double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
-	double px0 = ML, px1 = W - MR, py0 = H - MB, py1 = MT;
+	struct html_plot p;
 	int i, k;
 
 	for (i = 0; i < ns; i++)
@@ -119,20 +62,14 @@ static void svg_plot(struct strbuf *sb, const char *title, const char *xl, const
 		ylo = 0;
 		yhi = yhi > 0 ? yhi * 1.08 : 1;
 	}
-	sb_addf(sb,
-		"<figure><svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot\" width=\"%d\" "
-		"height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>",
-		W, H, W, H);
-	esc(sb, title);
-	/* the plot carries its own style, so it reads the same when copied out of the page */
-	sb_adds(sb, "</title><style>.g{stroke:#e6e6e6}.frame{fill:none;stroke:#999}"
-		    "text{font:11px sans-serif;fill:#333}.t{font-size:14px;font-weight:bold}"
-		    ".xt{text-anchor:middle}.yt{text-anchor:end}.xl,.yl{text-anchor:middle;"
-		    "font-size:12px}.lg{font-size:12px}</style>"
-		    "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>");
-	sb_addf(sb, "<text x=\"%d\" y=\"20\" class=\"t\">", ML);
-	esc(sb, title);
-	sb_adds(sb, "</text>");
+	html_plot_init(&p);
+	p.xlo = xlo;
+	p.xhi = xhi;
+	p.ylo = ylo;
+	p.yhi = yhi;
+	p.log_x = log_x;
+	p.log_y = log_y;
+	html_svg_begin(sb, title);
 	/* grid and ticks */
 	if (log_x) {
 		/* sizes in bytes by powers of 4 (16 for wide ranges), matrix sides by powers of 2
@@ -149,16 +86,16 @@ static void svg_plot(struct strbuf *sb, const char *title, const char *xl, const
 			if (v < xlo * 0.9999)
 				continue;
 			tick_label(v, x_unit, lab, sizeof(lab));
-			x_tick(sb, axis_pos(v, xlo, xhi, true, px0, px1), py0, py1, lab);
+			html_svg_x_tick(sb, &p, v, lab);
 		}
 	} else {
-		double st = nice_step(xhi - xlo, 6), v = ceil(xlo / st) * st;
+		double st = html_nice_step(xhi - xlo, 6), v = ceil(xlo / st) * st;
 
 		for (; v <= xhi + st * 1e-9; v += st) {
 			char lab[32];
 
 			bench_fmt_value(v, lab, sizeof(lab));
-			x_tick(sb, axis_pos(v, xlo, xhi, false, px0, px1), py0, py1, lab);
+			html_svg_x_tick(sb, &p, v, lab);
 		}
 	}
 	if (log_y) {
@@ -168,29 +105,22 @@ static void svg_plot(struct strbuf *sb, const char *title, const char *xl, const
 			char lab[32];
 
 			bench_fmt_value(v, lab, sizeof(lab));
-			y_tick(sb, axis_pos(v, ylo, yhi, true, py0, py1), px0, px1, lab);
+			html_svg_y_tick(sb, &p, v, lab);
 		}
 	} else {
-		double st = nice_step(yhi - ylo, 6), v;
+		double st = html_nice_step(yhi - ylo, 6), v;
 
 		for (v = 0; v <= yhi + st * 1e-9; v += st) {
 			char lab[32];
 
 			bench_fmt_value(v, lab, sizeof(lab));
-			y_tick(sb, axis_pos(v, ylo, yhi, false, py0, py1), px0, px1, lab);
+			html_svg_y_tick(sb, &p, v, lab);
 		}
 	}
-	sb_addf(sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"frame\"/>",
-		px0, py1, px1 - px0, py0 - py1);
-	sb_addf(sb, "<text x=\"%.1f\" y=\"%d\" class=\"xl\">", (px0 + px1) / 2, H - 12);
-	esc(sb, xl);
-	sb_addf(sb, "</text><text transform=\"translate(16,%.1f) rotate(-90)\" class=\"yl\">",
-		(py0 + py1) / 2);
-	esc(sb, yl);
-	sb_adds(sb, "</text>");
+	html_svg_frame(sb, &p, xl, yl);
 	/* the series */
 	for (i = 0; i < ns; i++) {
-		const char *col = palette[i % (int)ARRAY_SIZE(palette)];
+		const char *col = html_color(i);
 		int drawn = 0;
 
 		sb_addf(
@@ -202,9 +132,8 @@ static void svg_plot(struct strbuf *sb, const char *title, const char *xl, const
 			if ((log_x && s[i].x[k] <= 0) || (log_y && s[i].y[k] <= 0) ||
 			    !isfinite(s[i].y[k]))
 				continue;
-			sb_addf(sb, "%s%.1f,%.1f", drawn++ ? " " : "",
-				axis_pos(s[i].x[k], xlo, xhi, log_x, px0, px1),
-				axis_pos(s[i].y[k], ylo, yhi, log_y, py0, py1));
+			sb_addf(sb, "%s%.1f,%.1f", drawn++ ? " " : "", html_plot_x(&p, s[i].x[k]),
+				html_plot_y(&p, s[i].y[k]));
 		}
 		sb_adds(sb, "\"/>");
 		for (k = 0; k < s[i].n; k++) {
@@ -216,19 +145,14 @@ static void svg_plot(struct strbuf *sb, const char *title, const char *xl, const
 			tick_label(s[i].x[k], x_unit, xs, sizeof(xs));
 			bench_fmt_value(s[i].y[k], ys, sizeof(ys));
 			sb_addf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>",
-				axis_pos(s[i].x[k], xlo, xhi, log_x, px0, px1),
-				axis_pos(s[i].y[k], ylo, yhi, log_y, py0, py1), col);
-			esc(sb, s[i].name);
+				html_plot_x(&p, s[i].x[k]), html_plot_y(&p, s[i].y[k]), col);
+			html_esc(sb, s[i].name);
 			sb_addf(sb, ": %s, %s</title></circle>", xs, ys);
 		}
-		sb_addf(sb,
-			"<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
-			"<text x=\"%d\" y=\"%d\" class=\"lg\">",
-			W - MR + 14, MT + 4 + i * 18, col, W - MR + 32, MT + 14 + i * 18);
-		esc(sb, s[i].name);
-		sb_adds(sb, "</text></g>");
+		html_svg_legend(sb, i, col, s[i].name);
+		sb_adds(sb, "</g>");
 	}
-	sb_adds(sb, "</svg></figure>\n");
+	html_svg_end(sb);
 }
 
 /* Collect the series of one plot from the results, in order of appearance. */
@@ -369,11 +293,11 @@ static void table(struct strbuf *sb, json_t *results, const char *family)
 			str_append(clk, pwr, sizeof(clk));
 		}
 		sb_addf(sb, "<tr><td>%s</td><td>", w);
-		esc(sb, bench_json_str(r, "label"));
+		html_esc(sb, bench_json_str(r, "label"));
 		sb_addf(sb, "</td><td>%s</td><td class=\"n\">%s ", sz, val);
-		esc(sb, bench_json_str(r, "unit"));
+		html_esc(sb, bench_json_str(r, "unit"));
 		sb_addf(sb, "</td><td class=\"n\">%s</td><td class=\"n\" title=\"", tr);
-		esc(sb, bench_json_str(r, "peak_what"));
+		html_esc(sb, bench_json_str(r, "peak_what"));
 		sb_addf(sb, "\">%s</td><td class=\"n\">", pct);
 		{
 			char lo[16], hi[16];
@@ -384,13 +308,13 @@ static void table(struct strbuf *sb, json_t *results, const char *family)
 				bench_json_num(r, "cv", 0) * 100);
 		}
 		sb_addf(sb, "<td class=\"%s\" title=\"", json_is_false(ver) ? "bad" : "ok");
-		esc(sb, bench_json_str(r, "verify"));
+		html_esc(sb, bench_json_str(r, "verify"));
 		sb_addf(sb, "\">%s</td><td>%s</td><td>",
 			json_is_true(ver)    ? "ok"
 			: json_is_false(ver) ? "FAILED"
 					     : "-",
 			clk);
-		esc(sb, bench_json_str(r, "config"));
+		html_esc(sb, bench_json_str(r, "config"));
 		sb_adds(sb, "</td></tr>\n");
 	}
 	if (any)
@@ -406,37 +330,37 @@ char *bench_report_html(json_t *doc)
 	int fam;
 
 	sb_init(&sb);
-	sb_adds(&sb,
-		"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		"<title>gpuvet bench</title><style>\n"
-		"body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}\n"
-		"table{border-collapse:collapse;margin:8px 0 16px}td,th{border:1px solid #ccc;"
-		"padding:3px 6px;text-align:left}th{background:#f3f3f3}td.n{text-align:right;"
-		"font-variant-numeric:tabular-nums}td.bad{background:#fdd;font-weight:bold}"
-		"td.ok{color:#070}\n"
-		"svg.plot{border:1px solid #ddd}\n"
-		"figure{margin:8px 0 20px}.claim{color:#036}.note{color:#850}.err{color:#b00}\n"
-		"</style></head><body>\n<h1>gpuvet bench</h1>\n<p>");
+	html_page_begin(
+	    &sb, "gpuvet bench",
+	    "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;"
+	    "max-width:1200px}\n"
+	    "table{border-collapse:collapse;margin:8px 0 16px}td,th{border:1px solid #ccc;"
+	    "padding:3px 6px;text-align:left}th{background:#f3f3f3}td.n{text-align:right;"
+	    "font-variant-numeric:tabular-nums}td.bad{background:#fdd;font-weight:bold}"
+	    "td.ok{color:#070}\n"
+	    "svg.plot{border:1px solid #ddd}\n"
+	    "figure{margin:8px 0 20px}.claim{color:#036}.note{color:#850}.err{color:#b00}\n");
+	sb_adds(&sb, "<p>");
 	sb_adds(&sb, "gpuvet ");
-	esc(&sb, bench_json_str(v, "gpuvet"));
+	html_esc(&sb, bench_json_str(v, "gpuvet"));
 	if (*bench_json_str(v, "driver")) {
 		sb_adds(&sb, ", driver ");
-		esc(&sb, bench_json_str(v, "driver"));
+		html_esc(&sb, bench_json_str(v, "driver"));
 	}
 	if (*bench_json_str(v, "cuda_driver")) {
 		sb_adds(&sb, ", CUDA ");
-		esc(&sb, bench_json_str(v, "cuda_driver"));
+		html_esc(&sb, bench_json_str(v, "cuda_driver"));
 	}
 	if (*bench_json_str(v, "cublaslt")) {
 		sb_adds(&sb, ", cuBLASLt ");
-		esc(&sb, bench_json_str(v, "cublaslt"));
+		html_esc(&sb, bench_json_str(v, "cublaslt"));
 	}
 	if (*bench_json_str(v, "nccl")) {
 		sb_adds(&sb, ", NCCL ");
-		esc(&sb, bench_json_str(v, "nccl"));
+		html_esc(&sb, bench_json_str(v, "nccl"));
 	}
 	sb_adds(&sb, ". Created ");
-	esc(&sb, bench_json_str(doc, "created"));
+	html_esc(&sb, bench_json_str(doc, "created"));
 	sb_adds(&sb,
 		".</p>\n<table><tr><th>GPU</th><th>name</th><th>bus</th><th>cc</th><th>SMs</th>"
 		"<th>max SM clock</th><th>memory peak</th><th>PCIe (per direction)</th>"
@@ -446,9 +370,9 @@ char *bench_report_html(json_t *doc)
 		json_t *pk = json_object_get(x, "peaks");
 
 		sb_addf(&sb, "<tr><td>%.0f</td><td>", bench_json_num(x, "gpu", 0));
-		esc(&sb, bench_json_str(x, "name"));
+		html_esc(&sb, bench_json_str(x, "name"));
 		sb_adds(&sb, "</td><td>");
-		esc(&sb, bench_json_str(x, "bus_id"));
+		html_esc(&sb, bench_json_str(x, "bus_id"));
 		sb_addf(&sb, "</td><td>%s</td><td>%.0f</td><td>%.0f MHz</td><td>%.0f GB/s</td>",
 			bench_json_str(x, "cc"), bench_json_num(x, "sm_count", 0),
 			bench_json_num(x, "sm_clock_max_mhz", 0), bench_json_num(pk, "hbm_gbs", 0));
@@ -479,23 +403,23 @@ char *bench_report_html(json_t *doc)
 		if (!any)
 			continue;
 		sb_adds(&sb, "<h2>");
-		esc(&sb, fi->title);
+		html_esc(&sb, fi->title);
 		sb_adds(&sb, "</h2>\n");
 		table(&sb, results, fi->name);
 		json_array_foreach(json_object_get(doc, "summary"), i,
 				   r) if (!strcmp(bench_json_str(r, "bench"), fi->name))
 		{
 			sb_adds(&sb, "<p class=\"claim\">");
-			esc(&sb, bench_json_str(r, "text"));
+			html_esc(&sb, bench_json_str(r, "text"));
 			sb_adds(&sb, "</p>\n");
 		}
 		json_array_foreach(json_object_get(doc, "notes"), i,
 				   r) if (!strcmp(bench_json_str(r, "bench"), fi->name))
 		{
 			sb_adds(&sb, "<p class=\"note\">");
-			esc(&sb, bench_json_str(r, "kind"));
+			html_esc(&sb, bench_json_str(r, "kind"));
 			sb_adds(&sb, ": ");
-			esc(&sb, bench_json_str(r, "text"));
+			html_esc(&sb, bench_json_str(r, "text"));
 			sb_adds(&sb, "</p>\n");
 		}
 		json_array_foreach(plots, i, x)
@@ -520,7 +444,7 @@ char *bench_report_html(json_t *doc)
 	json_array_foreach(json_object_get(doc, "errors"), i, x)
 	{
 		sb_adds(&sb, "<p class=\"err\">error: ");
-		esc(&sb, json_string_value(x));
+		html_esc(&sb, json_string_value(x));
 		sb_adds(&sb, "</p>\n");
 	}
 	if (bench_json_num(doc, "unverified", 0) > 0)
@@ -530,7 +454,8 @@ char *bench_report_html(json_t *doc)
 		sb_adds(&sb, "<p class=\"err\">Interrupted: the results are partial.</p>\n");
 	sb_adds(&sb,
 		"<p><small>Method, peaks and formulas: docs/bench.md in gpuvet's sources.</small>"
-		"</p>\n</body></html>\n");
+		"</p>\n");
+	html_page_end(&sb);
 	return sb_detach(&sb);
 }
 

@@ -1,9 +1,10 @@
 /*
  * burn.c: `gpuvet burn`: every selected GPU under full compute load at once (burn/stress.h)
  * for a duration or a level, telemetry sampled through the collector (gpu/collector.h), then
- * the verdict (burn/judge.h) per GPU: PASS or FAIL with findings, as text or JSON. Exit 0 when
- * every GPU passed, 2 when one failed, 130 after Ctrl-C or SIGTERM (a partial verdict, GPU
- * memory freed). docs/cmd/burn.md is the user's page.
+ * the verdict (burn/judge.h) per GPU: PASS or FAIL with findings, as text or JSON, and with
+ * --html as a page with plots of the telemetry (burn_html.c). Exit 0 when every GPU passed,
+ * 2 when one failed, 130 after Ctrl-C or SIGTERM (a partial verdict, GPU memory freed).
+ * docs/cmd/burn.md is the user's page.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <getopt.h>
@@ -26,12 +27,15 @@
 #include "../kernels/pattern.h"
 #include "../util/stop.h"
 #include "../util/err.h"
+#include "../util/file.h"
 #include "../util/util.h"
+#include "burn_html.h"
 #include "cmd.h"
 
 static const char usage[] =
 	"usage: gpuvet burn [-i IDS] [--mode MODES] [--duration SEC | --level 1..4]\n"
 	"                   [--precision PREC] [--inputs DIST] [--memory-fraction F] [--json]\n"
+	"                   [--html FILE]\n"
 	"\n"
 	"Stress every selected GPU at once and judge each: PASS or FAIL. The compute phase runs\n"
 	"matrix products (cuBLASLt) whose results are compared with each other and with an fp64\n"
@@ -48,10 +52,12 @@ static const char usage[] =
 	"                          [1/16, 1), close to gpu-burn's, for comparisons)\n"
 	"  --memory-fraction F     share of free GPU memory for result buffers (default 0.9)\n"
 	"  -j, --json              the report as JSON on stdout\n"
+	"  --html FILE             also write a self-contained HTML page: verdicts, findings and\n"
+	"                          plots of the telemetry (also after Ctrl-C)\n"
 	"  -h, --help              this text\n"
 	"\n"
-	"Exit status: 0 every GPU passed, 2 one failed, 4 bad command line, 5 no GPU or library,\n"
-	"130 interrupted (a partial verdict).\n";
+	"Exit status: 0 every GPU passed, 2 one failed, 3 cannot write the --html page, 4 bad\n"
+	"command line, 5 no GPU or library, 130 interrupted (a partial verdict).\n";
 
 extern const struct cmd cmd_burn;
 
@@ -63,6 +69,7 @@ struct burn_cli {
 	int prec;
 	double mem_fraction;
 	bool json;
+	const char *html; /* --html FILE, NULL without */
 };
 
 static int parse_num(const char *s, double *out)
@@ -121,6 +128,7 @@ static int parse(int argc, char **argv, struct burn_cli *o)
 	    {"inputs", required_argument, NULL, 'I'},
 	    {"memory-fraction", required_argument, NULL, 'm'},
 	    {"json", no_argument, NULL, 'j'},
+	    {"html", required_argument, NULL, 'H'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -199,6 +207,7 @@ static int parse(int argc, char **argv, struct burn_cli *o)
 			o->mem_fraction = v;
 			break;
 		case 'j': o->json = true; break;
+		case 'H': o->html = optarg; break;
 		case 'h': cmd_print_usage(&cmd_burn); return -1;
 		default: return EXIT_USAGE;
 		}
@@ -618,6 +627,38 @@ static void print_json(const struct burn_gpu_run *runs, const struct burn_stress
 	json_decref(root);
 }
 
+/* The --html page (burn_html.c), with the verdicts the text and JSON reports show. */
+static int write_html(const struct burn_gpu_run *runs, const struct burn_stress *st, int n,
+		      const struct findings *fs, const struct burn_cli *o, struct err *e)
+{
+	struct burn_html_gpu *hg = xcalloc((size_t)n, sizeof(*hg));
+	struct burn_html_in in;
+	char modes[64];
+	int i, rc;
+
+	modes_text(modes, sizeof(modes), o->modes);
+	for (i = 0; i < n; i++) {
+		const struct burn_worker *w = &st->w[i];
+
+		hg[i].run = &runs[i];
+		hg[i].fail = gpu_sev(fs, runs[i].index, w->failed, sev_alone[i]) == SEV_FAIL;
+		hg[i].error = w->failed ? w->err.msg : NULL;
+		hg[i].tflops = rate_tflops(w);
+		hg[i].power_tflops = power_tflops(w);
+	}
+	memset(&in, 0, sizeof(in));
+	in.modes = modes;
+	in.precision = peak_prec_name(o->prec);
+	in.duration_s = o->duration_s;
+	in.interrupted = runs[0].c.stopped;
+	in.gpus = hg;
+	in.n = n;
+	in.fs = fs;
+	rc = burn_html_write(&in, o->html, e);
+	free(hg);
+	return rc;
+}
+
 /* ---- the run ----------------------------------------------------------------------------- */
 
 static const void *kernels(void **owned, struct err *e)
@@ -712,6 +753,9 @@ static int run_burn(int argc, char **argv)
 	bo.inject = BURN_INJECT_NONE;
 	bo.inject_gpu = -1;
 	if (inj && *inj && burn_inject_parse(inj, &bo.inject, &bo.inject_gpu, &e))
+		return cmd_report_error(&e);
+	/* the page is written after the run: a path it cannot go to fails now, not after it */
+	if (o.html && file_check_writable(o.html, &e) != 0)
 		return cmd_report_error(&e);
 	if (gopts.replay) {
 		err_set(&e, EXIT_UNAVAILABLE,
@@ -887,6 +931,11 @@ static int run_burn(int argc, char **argv)
 		print_json(runs, &st, nsel, &fs, &o, exit_code);
 	else
 		print_text(runs, &st, nsel, &fs, &o);
+	if (o.html && write_html(runs, &st, nsel, &fs, &o, &e) != 0) {
+		cmd_report_error(&e);
+		if (exit_code == EXIT_OK)
+			exit_code = e.code;
+	}
 	if (stop_requested)
 		fputs("gpuvet: interrupted: partial verdict shown, GPU memory freed\n", stderr);
 	rc = exit_code;
