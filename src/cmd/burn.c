@@ -23,6 +23,7 @@
 #include "../gpu/select.h"
 #include "../kernels/image.h"
 #include "../kernels/pattern.h"
+#include "../replay/replay.h"
 #include "../util/stop.h"
 #include "../util/err.h"
 #include "../util/util.h"
@@ -675,7 +676,9 @@ static int run_burn(int argc, char **argv)
 	bo.inject_gpu = -1;
 	if (inj && *inj && burn_inject_parse(inj, &bo.inject, &bo.inject_gpu, &e))
 		return cmd_report_error(&e);
-	if (gopts.replay) {
+	/* a replay's own CUDA library answers the probe only; one the user named
+	 * (GPUVET_CUDA_LIBRARY: the fake GPUs in CI) computes next to the replayed telemetry */
+	if (gopts.replay && !replay_live_cuda()) {
 		err_set(&e, EXIT_UNAVAILABLE,
 			"gpuvet burn needs a real GPU: a replayed machine (--replay) cannot compute");
 		err_hint(&e, "run it on the machine itself");
@@ -731,7 +734,8 @@ static int run_burn(int argc, char **argv)
 		struct mon_opts mo;
 
 		memset(&mo, 0, sizeof(mo));
-		mo.slow_ns = 5000000000ll;
+		/* ECC, remapped rows and PCIe replays every second: a short run sees them move */
+		mo.slow_ns = 1000000000ll;
 		/* without NVML the stress runs all the same; only telemetry is missing */
 		if (collector_open(&col, &mo, &e) != 0) {
 			col = NULL;
@@ -804,7 +808,11 @@ static int run_burn(int argc, char **argv)
 		const struct burn_worker *w = &st.w[i];
 
 		r->index = sel[i].shown;
-		str_copy(r->name, env.gpus[i].name, sizeof(r->name));
+		/* NVML's name where it knows the GPU: siblings are judged by model name */
+		if (sel[i].ng && text_ok(&sel[i].ng->st.name))
+			str_copy(r->name, sel[i].ng->st.name.s, sizeof(r->name));
+		else
+			str_copy(r->name, env.gpus[i].name, sizeof(r->name));
 		str_copy(r->bus_id, env.gpus[i].bus_id, sizeof(r->bus_id));
 		if (sel[i].ng && text_ok(&sel[i].ng->st.serial))
 			str_copy(r->serial, sel[i].ng->st.serial.s, sizeof(r->serial));
