@@ -314,7 +314,10 @@ static int products_phase(struct burn_worker *w, bool power, double secs, struct
 	int rc;
 
 	memset(&m, 0, sizeof(m));
+	/* the others' setups are no silence of this GPU: the watchdog waits with it */
+	__atomic_store_n(&w->waiting, 1, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&s->setup_lock);
+	__atomic_store_n(&w->waiting, 0, __ATOMIC_RELEASE);
 	rc = s->done ? 0 : setup(w, &m, prec, dist, e);
 	pthread_mutex_unlock(&s->setup_lock);
 	if (power) {
@@ -354,8 +357,10 @@ static void *worker(void *arg)
 		w->phase_t_ns[k][1] = now_ns();
 	}
 	__atomic_store_n(&w->phase, 0u, __ATOMIC_RELEASE);
-	if (rc)
+	if (rc) {
+		w->cu_error = bench_last_cu_error();
 		__atomic_store_n(&w->failed, 1, __ATOMIC_RELEASE);
+	}
 	__atomic_store_n(&w->finished, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -402,7 +407,7 @@ void burn_stress_stop(struct burn_stress *s)
 
 	s->done = 1;
 	for (i = 0; i < s->n; i++)
-		if (s->w[i].started) {
+		if (s->w[i].started && !s->w[i].abandoned) {
 			pthread_join(s->w[i].th, NULL);
 			s->w[i].started = false;
 		}
@@ -410,7 +415,13 @@ void burn_stress_stop(struct burn_stress *s)
 
 void burn_stress_free(struct burn_stress *s)
 {
+	int i;
+
 	burn_stress_stop(s);
+	/* a hung worker still holds its worker and may hold the lock: leave both to the exit */
+	for (i = 0; i < s->n; i++)
+		if (s->w[i].abandoned)
+			return;
 	pthread_mutex_destroy(&s->setup_lock);
 	free(s->w);
 	s->w = NULL;

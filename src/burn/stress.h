@@ -63,6 +63,9 @@ struct burn_worker {
 	int running;	       /* 1 once the first phase started */
 	int finished;	       /* 1 once every phase ended (or it failed or was stopped) */
 	int failed;	       /* 1 when it stopped on an error (err says why) */
+	int waiting;	       /* 1 while it waits its turn to set up: no GPU call to watch */
+	int cu_error;	       /* failed: the CUresult that stopped it (0 another error) */
+	bool abandoned;	       /* cmd/burn.c gave up on it (hung): never joined, never freed */
 	struct err err;
 	int64_t t_run_ns, t_end_ns; /* when the compute products started and stopped (now_ns) */
 	int64_t phase_t_ns[BURN_NMODES][2]; /* each phase's start and end (now_ns), 0 if not run */
@@ -91,7 +94,8 @@ int burn_stress_start(struct burn_stress *s, struct bench_env *env, const struct
 		      struct err *e);
 /* How many workers have finished every phase (or failed). */
 int burn_stress_finished(struct burn_stress *s);
-/* Ask the workers to stop after their current products, wait for them; GPU memory is freed. */
+/* Ask the workers to stop after their current products, wait for them (not those abandoned: a
+ * hung one never returns); GPU memory is freed. */
 void burn_stress_stop(struct burn_stress *s);
 void burn_stress_free(struct burn_stress *s);
 uint64_t burn_load(const uint64_t *counter);

@@ -21,6 +21,7 @@
 #include "../gpu/collector.h"
 #include "../gpu/probe.h"
 #include "../gpu/select.h"
+#include "../host/facts.h"
 #include "../kernels/image.h"
 #include "../kernels/pattern.h"
 #include "../replay/replay.h"
@@ -344,6 +345,125 @@ static void fmt_num(char *b, size_t n, const struct num *v, double scale, const 
 		str_copy(b, "n/a", n);
 }
 
+/* ---- the watchdog ------------------------------------------------------------------------- */
+
+/* A worker whose beat (stress.h) stands still longer than max(the floor, 10 x the longest gap
+ * between beats seen so far, on any GPU) is hung: a GEMM round on a big GPU takes seconds, a
+ * GPU that stops answering takes forever. Waiting its turn to set up is no silence. */
+#define WATCHDOG_FLOOR_S 30
+#define WATCHDOG_GAPS	 10
+
+struct watch {
+	uint64_t beat;
+	int64_t t_ns; /* when the beat last moved (or the worker last waited) */
+	bool hung;
+	double silent_s, limit_s;
+	unsigned phase;
+};
+
+/* GPUVET_BURN_WATCHDOG_S: the floor, in seconds; -1 with e when it is not a number > 0. */
+static int watchdog_floor(double *out, struct err *e)
+{
+	const char *v = getenv("GPUVET_BURN_WATCHDOG_S");
+
+	*out = WATCHDOG_FLOOR_S;
+	if (!v || !*v)
+		return 0;
+	if (parse_num(v, out) || *out <= 0 || *out > 86400)
+		return err_set(e, EXIT_USAGE,
+			       "GPUVET_BURN_WATCHDOG_S='%s': expected seconds, more than 0 and at "
+			       "most a day",
+			       v);
+	return 0;
+}
+
+/* One look at every worker; returns how many are done: finished, or hung (and abandoned). */
+static int watch_workers(struct burn_stress *st, struct watch *wd, int n, double floor_s,
+			 int64_t *max_gap_ns)
+{
+	int64_t now = now_ns();
+	int i, done = 0;
+	bool some_hung = false;
+
+	for (i = 0; i < n; i++)
+		some_hung |= wd[i].hung;
+
+	for (i = 0; i < n; i++) {
+		struct burn_worker *w = &st->w[i];
+		uint64_t beat = burn_load(&w->beat);
+		double limit;
+
+		if (wd[i].hung || __atomic_load_n(&w->finished, __ATOMIC_ACQUIRE)) {
+			done++;
+			continue;
+		}
+		if (beat != wd[i].beat) {
+			if (now - wd[i].t_ns > *max_gap_ns)
+				*max_gap_ns = now - wd[i].t_ns;
+			wd[i].beat = beat;
+			wd[i].t_ns = now;
+			continue;
+		}
+		/* waiting behind a hung GPU's setup is waiting forever */
+		if (__atomic_load_n(&w->waiting, __ATOMIC_ACQUIRE) && !some_hung) {
+			wd[i].t_ns = now;
+			continue;
+		}
+		limit = WATCHDOG_GAPS * (double)*max_gap_ns / 1e9;
+		if (limit < floor_s)
+			limit = floor_s;
+		if ((double)(now - wd[i].t_ns) / 1e9 > limit) {
+			wd[i].hung = true;
+			wd[i].silent_s = (double)(now - wd[i].t_ns) / 1e9;
+			wd[i].limit_s = limit;
+			wd[i].phase = __atomic_load_n(&w->phase, __ATOMIC_ACQUIRE);
+			w->abandoned = true;
+			done++;
+		}
+	}
+	return done;
+}
+
+/* ---- Xid lines of the run ----------------------------------------------------------------- */
+
+/* The kernel log's last record before the run: -1 when it holds no driver line yet, -2 when it
+ * cannot be read (dmesg_restrict without root): no Xid is counted then. */
+static int64_t xid_mark(void)
+{
+	struct kmsg_facts *k = xcalloc(1, sizeof(*k));
+	int64_t seq;
+
+	kmsg_collect(k);
+	seq = k->read_rc == 0 ? k->last_seq : -2;
+	free(k);
+	return seq;
+}
+
+/* Each GPU's Xid lines that the log gained after the mark: by the records' sequence numbers,
+ * so an old Xid with the same text is not counted again; matched to the GPU by PCI address. */
+static void xid_count(int64_t since, struct burn_gpu_run *runs, int n)
+{
+	struct kmsg_facts *k;
+	int i, j;
+
+	if (since < -1)
+		return;
+	k = xcalloc(1, sizeof(*k));
+	kmsg_collect(k);
+	for (j = 0; k->read_rc == 0 && j < k->nxids; j++) {
+		const struct xid_event *x = &k->xids[j];
+
+		if (x->seq <= since)
+			continue;
+		for (i = 0; i < n; i++)
+			if (bus_id_same(x->bdf, runs[i].bus_id)) {
+				runs[i].c.xid_new++;
+				runs[i].c.xid_last = x->xid;
+			}
+	}
+	free(k);
+}
+
 /* ---- the report -------------------------------------------------------------------------- */
 
 /* compute's rate, < 0 when the compute phase did not run */
@@ -655,7 +775,10 @@ static int run_burn(int argc, char **argv)
 	const char *inj = getenv("GPUVET_BURN_INJECT");
 	bool live = isatty(2), started = false;
 	int nsel = 0, i, rc, exit_code = EXIT_OK, gemm = bench_family_find("gemm");
-	int64_t t0;
+	int64_t t0, xid_since = -2, max_gap_ns = 0;
+	struct watch *wd = NULL;
+	bool *nvml_lost = NULL, any_hung = false;
+	double wd_floor_s;
 
 	err_clear(&e);
 	memset(&sys, 0, sizeof(sys));
@@ -675,6 +798,8 @@ static int run_burn(int argc, char **argv)
 	bo.inject = BURN_INJECT_NONE;
 	bo.inject_gpu = -1;
 	if (inj && *inj && burn_inject_parse(inj, &bo.inject, &bo.inject_gpu, &e))
+		return cmd_report_error(&e);
+	if (watchdog_floor(&wd_floor_s, &e))
 		return cmd_report_error(&e);
 	/* a replay's own CUDA library answers the probe only; one the user named
 	 * (GPUVET_CUDA_LIBRARY: the fake GPUs in CI) computes next to the replayed telemetry */
@@ -743,14 +868,19 @@ static int run_burn(int argc, char **argv)
 		}
 	}
 	stop_guard_begin(&stop);
+	xid_since = xid_mark();
 	if (burn_stress_start(&st, &env, &bo, &e) != 0) {
 		rc = cmd_report_error(&e);
 		goto restore;
 	}
 	started = true;
 	tl = xcalloc((size_t)nsel, sizeof(*tl));
+	wd = xcalloc((size_t)nsel, sizeof(*wd));
+	nvml_lost = xcalloc((size_t)nsel, sizeof(*nvml_lost));
 	t0 = now_ns();
-	while (!stop_requested && burn_stress_finished(&st) < nsel) {
+	for (i = 0; i < nsel; i++)
+		wd[i].t_ns = t0;
+	while (!stop_requested && watch_workers(&st, wd, nsel, wd_floor_s, &max_gap_ns) < nsel) {
 		struct timespec ts = {0, 100000000};
 
 		if (col && collector_wait(col, snap.seq, 100) != snap.seq) {
@@ -761,6 +891,7 @@ static int run_burn(int argc, char **argv)
 
 				if (nv < 0 || (unsigned)nv >= snap.ngpus)
 					continue;
+				nvml_lost[i] |= snap.gpus[nv].lost;
 				sample_add(&tl[i], &snap.gpus[nv], now_ns() - t0, burn_load(&w->mflop),
 					   __atomic_load_n(&w->phase, __ATOMIC_ACQUIRE));
 			}
@@ -825,10 +956,28 @@ static int run_burn(int argc, char **argv)
 		r->c.mem_errors = w->mem.errors;
 		r->c.xid_last = -1;
 		r->c.stopped = stop_requested != 0;
+		if (wd[i].hung) {
+			any_hung = true;
+			r->c.hung = true;
+			r->c.hung_phase = wd[i].phase ? burn_mode_name(wd[i].phase) : "setup";
+			r->c.hung_s = wd[i].silent_s;
+			r->c.hung_limit_s = wd[i].limit_s;
+		}
+		/* a GPU gone from the bus: CUDA says the device is unavailable, or NVML lost it */
+		if (w->failed && (w->cu_error == CUDA_ERROR_DEVICE_UNAVAILABLE ||
+				  w->cu_error == CUDA_ERROR_NO_DEVICE)) {
+			r->c.lost = true;
+			str_fmt(r->c.lost_how, sizeof(r->c.lost_how), "CUDA: %s", w->err.msg);
+		} else if (nvml_lost[i]) {
+			r->c.lost = true;
+			str_copy(r->c.lost_how, "NVML: the GPU answered 'GPU is lost'",
+				 sizeof(r->c.lost_how));
+		}
 		r->modes = o.modes;
 		r->mem = w->phase_t_ns[burn_mode_index(BURN_MODE_MEMORY)][0] ? &w->mem : NULL;
 		r->bw = w->phase_t_ns[burn_mode_index(BURN_MODE_BANDWIDTH)][0] ? &w->bw : NULL;
 	}
+	xid_count(xid_since, runs, nsel);
 	sev_alone = xcalloc((size_t)nsel, sizeof(*sev_alone));
 	if (burn_judge(runs, (size_t)nsel, &fs) == SEV_FAIL) {
 		bool named = false;
@@ -859,6 +1008,20 @@ static int run_burn(int argc, char **argv)
 	if (stop_requested)
 		fputs("gpuvet: interrupted: partial verdict shown, GPU memory freed\n", stderr);
 	rc = exit_code;
+	if (any_hung) {
+		/* a thread stuck in the driver cannot be joined, and closing its context or
+		 * unloading the library under it could block or crash: leave now; the driver
+		 * frees every GPU's memory when the process ends */
+		for (i = 0; i < nsel; i++)
+			if (wd[i].hung)
+				fprintf(stderr,
+					"gpuvet: GPU %d hung: its thread is left behind; the driver "
+					"frees its memory as gpuvet exits\n",
+					runs[i].index);
+		fflush(stdout);
+		fflush(stderr);
+		_exit(rc);
+	}
 restore:
 	stop_guard_end(&stop);
 	if (col)
@@ -874,6 +1037,8 @@ out:
 	for (i = 0; tl && i < nsel; i++)
 		free(tl[i].s);
 	free(tl);
+	free(wd);
+	free(nvml_lost);
 	free(runs);
 	free(sev_alone);
 	sev_alone = NULL;

@@ -11,7 +11,9 @@
  *
  * Knobs (environment): FAKEGPU_COUNT (2), FAKEGPU_MEM_MIB (4096), FAKEGPU_MODULE_ERROR (a CUresult
  * for cuModuleLoadData*), FAKEGPU_CORRUPT (a kernel name, or its start, whose output gets one
- * wrong word).
+ * wrong word), FAKEGPU_HANG=GPU:SECONDS (that long after cuInit, that device's
+ * cuStreamSynchronize never returns: a hung GPU), FAKEGPU_LOST=GPU:SECONDS (from then on that
+ * device's calls answer CUDA_ERROR_DEVICE_UNAVAILABLE: a GPU fallen off the bus).
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../../../src/kernels/pattern.h"
 #include "../../../src/vendor/cuda.h"
@@ -38,6 +41,9 @@ static int ndev = -1;
 static size_t mem_total, mem_used[MAXDEV];
 static int module_error;
 static const char *corrupt;
+/* FAKEGPU_HANG and FAKEGPU_LOST: the device (-1 none) and when, in seconds after cuInit */
+static int hang_dev = -1, lost_dev = -1;
+static double hang_s, lost_s, start_s;
 
 struct alloc {
 	void *p;
@@ -62,6 +68,12 @@ static void setup(void)
 	s = getenv("FAKEGPU_MODULE_ERROR");
 	module_error = s ? atoi(s) : 0;
 	corrupt = getenv("FAKEGPU_CORRUPT");
+	s = getenv("FAKEGPU_HANG");
+	if (s && sscanf(s, "%d:%lf", &hang_dev, &hang_s) != 2)
+		hang_dev = -1;
+	s = getenv("FAKEGPU_LOST");
+	if (s && sscanf(s, "%d:%lf", &lost_dev, &lost_s) != 2)
+		lost_dev = -1;
 }
 
 static double now_s(void)
@@ -72,10 +84,18 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The current context's device has fallen off the bus (FAKEGPU_LOST). */
+static int lost(void)
+{
+	return cur && cur->dev == lost_dev && now_s() - start_s >= lost_s;
+}
+
 EXPORT int cuInit(unsigned f)
 {
 	(void)f;
 	setup();
+	if (start_s == 0)
+		start_s = now_s();
 	return ndev > 0 ? CUDA_SUCCESS : CUDA_ERROR_NO_DEVICE;
 }
 EXPORT int cuDriverGetVersion(int *v)
@@ -250,6 +270,8 @@ EXPORT int cuMemAlloc_v2(cu_ptr *p, size_t n)
 
 	if (!cur)
 		return CUDA_ERROR_INVALID_CONTEXT;
+	if (lost())
+		return CUDA_ERROR_DEVICE_UNAVAILABLE;
 	if (mem_used[cur->dev] + n > mem_total)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	q = fake_alloc(n, cur->dev);
@@ -292,11 +314,15 @@ EXPORT int cuMemHostGetDevicePointer_v2(cu_ptr *d, void *p, unsigned f)
 #define P(x) ((void *)(uintptr_t)(x))
 EXPORT int cuMemcpyHtoD_v2(cu_ptr d, const void *s, size_t n)
 {
+	if (lost())
+		return CUDA_ERROR_DEVICE_UNAVAILABLE;
 	memcpy(P(d), s, n);
 	return 0;
 }
 EXPORT int cuMemcpyDtoH_v2(void *d, cu_ptr s, size_t n)
 {
+	if (lost())
+		return CUDA_ERROR_DEVICE_UNAVAILABLE;
 	memcpy(d, P(s), n);
 	return 0;
 }
@@ -660,6 +686,8 @@ EXPORT int cuLaunchKernel(cu_func f, unsigned gx, unsigned gy, unsigned gz, unsi
 	(void)gy, (void)gz, (void)by, (void)bz, (void)sh, (void)s, (void)extra;
 	if (!cur)
 		return CUDA_ERROR_INVALID_CONTEXT;
+	if (lost())
+		return CUDA_ERROR_DEVICE_UNAVAILABLE;
 	if (k >= sizeof(kernels) / sizeof(kernels[0]) || gx == 0 || bx == 0 || bx > 1024)
 		return CUDA_ERROR_INVALID_VALUE;
 	kernels[k].fn(args);
@@ -695,6 +723,11 @@ EXPORT int cuStreamDestroy_v2(cu_stream s)
 EXPORT int cuStreamSynchronize(cu_stream s)
 {
 	(void)s;
+	if (lost())
+		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+	/* a hung GPU: the call never returns (the process ends around it) */
+	while (cur && cur->dev == hang_dev && now_s() - start_s >= hang_s)
+		sleep(3600);
 	return 0;
 }
 EXPORT int cuStreamWaitEvent(cu_stream s, cu_event e, unsigned f)
