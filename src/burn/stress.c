@@ -176,8 +176,15 @@ static int setup(struct burn_worker *w, struct burn_mem *m, int prec, int dist, 
 	m->buf = xcalloc(want, sizeof(*m->buf));
 	for (m->nbuf = 0; m->nbuf < want; m->nbuf++)
 		if (bench_dalloc(env, g, &m->buf[m->nbuf], elems * (uint64_t)m->bp.c_bytes,
-				 "the result buffers", e))
-			return -1;
+				 "the result buffers", e)) {
+			/* memory another process took since cuMemGetInfo: run on what fits, down
+			 * to the two a compare needs (the report says how many of how many) */
+			if (bench_last_cu_error() != CUDA_ERROR_OUT_OF_MEMORY || m->nbuf < 2)
+				return -1;
+			err_clear(e);
+			break;
+		}
+	w->nbuf_asked = want;
 	/* the fastest candidate: more products (and watts) where the clock is free, more products
 	 * for the same watts at the power limit */
 	m->p.c = m->buf[0];

@@ -58,6 +58,8 @@ struct burn_worker {
 	uint64_t power_products; /* products of the power phase (products counts compute's) */
 	uint64_t n;	       /* the matrix side that runs */
 	uint64_t nbuf;	       /* result buffers */
+	uint64_t nbuf_asked;   /* the buffers the memory fraction asked for: more than nbuf when
+				  the rest did not fit (out of memory at the start) */
 	uint64_t beat;	       /* grows after every GPU call that returned: the watchdog's pulse */
 	unsigned phase;	       /* the BURN_MODE_* running now, 0 before and after */
 	int running;	       /* 1 once the first phase started */

@@ -16,6 +16,7 @@
 
 #include "../bench/bench.h"
 #include "../burn/judge.h"
+#include "../burn/lock.h"
 #include "../burn/stress.h"
 #include "../gpu/busid.h"
 #include "../gpu/collector.h"
@@ -550,6 +551,11 @@ static void print_text(const struct burn_gpu_run *runs, const struct burn_stress
 			       "TFLOP/s\n",
 			       (unsigned long long)w->n, (unsigned long long)w->nbuf,
 			       (unsigned long long)r->c.products, rate_tflops(w));
+			if (w->nbuf_asked > w->nbuf)
+				printf("  note: %llu of %llu result buffers fit: the rest of the "
+				       "memory was taken when burn started\n",
+				       (unsigned long long)w->nbuf,
+				       (unsigned long long)w->nbuf_asked);
 		}
 		if (w->t_run_ns || w->power_run_ns)
 			printf("  errors: %llu compare, %llu reference (%llu checks), %llu NaN/Inf\n",
@@ -687,6 +693,8 @@ static void print_json(const struct burn_gpu_run *runs, const struct burn_stress
 		json_object_set_new(g, "bus_id", json_string(r->bus_id));
 		json_object_set_new(g, "n", json_integer((json_int_t)w->n));
 		json_object_set_new(g, "buffers", json_integer((json_int_t)w->nbuf));
+		/* more than buffers: out of memory at the start, the run took what fit */
+		json_object_set_new(g, "buffers_asked", json_integer((json_int_t)w->nbuf_asked));
 		json_object_set_new(c, "products", json_integer((json_int_t)r->c.products));
 		json_object_set_new(c, "compare_errors",
 				    json_integer((json_int_t)r->c.compare_errors));
@@ -778,6 +786,7 @@ static int run_burn(int argc, char **argv)
 	int64_t t0, xid_since = -2, max_gap_ns = 0;
 	struct watch *wd = NULL;
 	bool *nvml_lost = NULL, any_hung = false;
+	int *locks = NULL;
 	double wd_floor_s;
 
 	err_clear(&e);
@@ -823,6 +832,16 @@ static int run_burn(int argc, char **argv)
 		rc = cmd_report_error(&e);
 		goto out;
 	}
+	/* one burn per GPU: a second would share the memory and the clock it judges */
+	locks = xcalloc((size_t)nsel, sizeof(*locks));
+	for (i = 0; i < nsel; i++)
+		locks[i] = -1;
+	for (i = 0; i < nsel; i++)
+		if (text_ok(&sel[i].cd->bus_id) &&
+		    (locks[i] = burn_lock_take(sel[i].cd->bus_id.s, sel[i].shown, &e)) < 0) {
+			rc = cmd_report_error(&e);
+			goto out;
+		}
 	env.image = kernels(&image_owned, &e);
 	if (!env.image) {
 		if (!e.msg[0])
@@ -868,6 +887,9 @@ static int run_burn(int argc, char **argv)
 		}
 	}
 	stop_guard_begin(&stop);
+	/* a reader or terminal gone must not kill the run before its memory is freed and its
+	 * verdict written where it still can be: writes fail (EPIPE, EIO) and are let go */
+	signal(SIGPIPE, SIG_IGN);
 	xid_since = xid_mark();
 	if (burn_stress_start(&st, &env, &bo, &e) != 0) {
 		rc = cmd_report_error(&e);
@@ -1039,6 +1061,9 @@ out:
 	free(tl);
 	free(wd);
 	free(nvml_lost);
+	for (i = 0; locks && i < nsel; i++)
+		burn_lock_release(locks[i]);
+	free(locks);
 	free(runs);
 	free(sev_alone);
 	sev_alone = NULL;

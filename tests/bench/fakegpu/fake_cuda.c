@@ -13,7 +13,9 @@
  * for cuModuleLoadData*), FAKEGPU_CORRUPT (a kernel name, or its start, whose output gets one
  * wrong word), FAKEGPU_HANG=GPU:SECONDS (that long after cuInit, that device's
  * cuStreamSynchronize never returns: a hung GPU), FAKEGPU_LOST=GPU:SECONDS (from then on that
- * device's calls answer CUDA_ERROR_DEVICE_UNAVAILABLE: a GPU fallen off the bus).
+ * device's calls answer CUDA_ERROR_DEVICE_UNAVAILABLE: a GPU fallen off the bus),
+ * FAKEGPU_ALLOC_MIB (allocations past that many MiB per device fail while cuMemGetInfo still
+ * reports FAKEGPU_MEM_MIB: memory another process took meanwhile).
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -38,7 +40,7 @@ struct fctx {
 static struct fctx ctxs[MAXDEV];
 static __thread struct fctx *cur;
 static int ndev = -1;
-static size_t mem_total, mem_used[MAXDEV];
+static size_t mem_total, mem_used[MAXDEV], alloc_limit;
 static int module_error;
 static const char *corrupt;
 /* FAKEGPU_HANG and FAKEGPU_LOST: the device (-1 none) and when, in seconds after cuInit */
@@ -68,6 +70,8 @@ static void setup(void)
 	s = getenv("FAKEGPU_MODULE_ERROR");
 	module_error = s ? atoi(s) : 0;
 	corrupt = getenv("FAKEGPU_CORRUPT");
+	s = getenv("FAKEGPU_ALLOC_MIB");
+	alloc_limit = (size_t)(s ? atol(s) : 0) << 20;
 	s = getenv("FAKEGPU_HANG");
 	if (s && sscanf(s, "%d:%lf", &hang_dev, &hang_s) != 2)
 		hang_dev = -1;
@@ -272,7 +276,8 @@ EXPORT int cuMemAlloc_v2(cu_ptr *p, size_t n)
 		return CUDA_ERROR_INVALID_CONTEXT;
 	if (lost())
 		return CUDA_ERROR_DEVICE_UNAVAILABLE;
-	if (mem_used[cur->dev] + n > mem_total)
+	if (mem_used[cur->dev] + n > mem_total ||
+	    (alloc_limit && mem_used[cur->dev] + n > alloc_limit))
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	q = fake_alloc(n, cur->dev);
 	if (!q)
