@@ -52,8 +52,8 @@ static const char usage[] =
 	"  -j, --json              the report as JSON on stdout\n"
 	"  -h, --help              this text\n"
 	"\n"
-	"Exit status: 0 every GPU passed, 2 one failed, 4 bad command line, 5 no GPU or library,\n"
-	"130 interrupted (a partial verdict).\n";
+	"Exit status: 0 every GPU passed, 2 one failed, 4 bad command line, 5 no GPU or library\n"
+	"or a GPU another burn runs on, 130 interrupted (a partial verdict).\n";
 
 extern const struct cmd cmd_burn;
 
