@@ -15,6 +15,8 @@ printf 'not a fatbin: the fake GPUs run C copies of the kernels\n' >"$TMP/kernel
 export GPUVET_BENCH_KERNELS="$TMP/kernels.bin" GPUVET_CUBLASLT_LIBRARY="$F/libcublasLt.so.13"
 # paced products: the two fake GPUs run at one rate on a busy CPU (the sibling rule)
 export FAKEGPU_MEM_MIB=512 FAKEGPU_PRODUCT_MS=40
+# burn's per-GPU locks apart from other runs on this machine (the fake bus ids are shared)
+mkdir -p "$TMP/run" && export XDG_RUNTIME_DIR="$TMP/run"
 R="--duration 5 --memory-fraction 0.002 --json"
 
 # the replay's own CUDA library cannot compute: the refusal stays
