@@ -28,8 +28,8 @@ static void lock_path(char *out, size_t n, const char *bus_id)
 	for (i = 0; name[i]; i++)
 		if (name[i] >= 'A' && name[i] <= 'Z')
 			name[i] = (char)(name[i] - 'A' + 'a');
-	str_fmt(out, n, "%s/gpuvet-burn-%s.lock",
-		dir, strlen(name) > 12 ? name + strlen(name) - 12 : name);
+	str_fmt(out, n, "%s/gpuvet-burn-%s.lock", dir,
+		strlen(name) > 12 ? name + strlen(name) - 12 : name);
 }
 
 int burn_lock_take(const char *bus_id, int index, struct err *e)
