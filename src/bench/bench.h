@@ -285,6 +285,9 @@ int bench_use(struct bench_env *env, struct bench_gpu *g, struct err *e);
 /* rc != 0: fill e with "<call> on GPU n: <NAME> (<meaning>)" and return -1. */
 int bench_cu(struct bench_env *env, int rc, const char *call, const struct bench_gpu *g,
 	     struct err *e);
+/* The CUresult of the last call that failed in bench_cu or bench_dalloc on this thread, 0 none:
+ * burn tells a GPU that is gone (CUDA_ERROR_DEVICE_UNAVAILABLE...) from other failures. */
+int bench_last_cu_error(void);
 bool bench_stopped(const struct bench_env *env);
 int bench_interrupted(struct err *e);
 void bench_progress(struct bench_env *env, const struct bench_family *family, const char *fmt, ...)

@@ -73,6 +73,14 @@ void bench_progress(struct bench_env *env, const struct bench_family *family, co
 	env->progress(env->progress_arg, family, buf);
 }
 
+/* per thread: each of burn's workers drives its own GPU */
+static _Thread_local int last_cu_error;
+
+int bench_last_cu_error(void)
+{
+	return last_cu_error;
+}
+
 int bench_cu(struct bench_env *env, int rc, const char *call, const struct bench_gpu *g,
 	     struct err *e)
 {
@@ -81,6 +89,7 @@ int bench_cu(struct bench_env *env, int rc, const char *call, const struct bench
 	(void)env;
 	if (rc == CUDA_SUCCESS)
 		return 0;
+	last_cu_error = rc;
 	name = cuda_error_name(rc);
 	if (g)
 		err_set(e, EXIT_ERROR, "%s on GPU %d: %s (%s)", call, g->index, name,
@@ -245,6 +254,7 @@ int bench_dalloc(struct bench_env *env, struct bench_gpu *g, cu_ptr *p, size_t b
 	if (rc == CUDA_SUCCESS)
 		return 0;
 	*p = 0;
+	last_cu_error = rc;
 	bench_size_str((double)bytes, sz, sizeof(sz));
 	err_set(e, rc == CUDA_ERROR_OUT_OF_MEMORY ? EXIT_UNAVAILABLE : EXIT_ERROR,
 		"cannot allocate %s of GPU memory on GPU %d for %s: %s (%s)", sz, g->index, what,

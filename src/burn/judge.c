@@ -366,6 +366,8 @@ static void judge_run_state(const struct burn_gpu_run *g, struct findings *out)
 		f = finding_add(out, "burn.lost", SEV_FAIL, g->index,
 				"the GPU fell off the bus during the run");
 		evidence_board(f, g);
+		if (g->c.lost_how[0])
+			finding_evidence(f, "%s", g->c.lost_how);
 		finding_evidence(f, "products done before it was lost: %llu",
 				 (unsigned long long)g->c.products);
 		finding_fix(f, FIX_ROOT | FIX_SERVICE | FIX_REBOOT,
@@ -377,6 +379,11 @@ static void judge_run_state(const struct burn_gpu_run *g, struct findings *out)
 		f = finding_add(out, "burn.hung", SEV_FAIL, g->index,
 				"the GPU stopped answering: the watchdog gave up on it");
 		evidence_board(f, g);
+		if (g->c.hung_phase)
+			finding_evidence(f,
+					 "no progress for %.1f s in the %s phase (the watchdog's "
+					 "limit was %.1f s); its thread was left behind",
+					 g->c.hung_s, g->c.hung_phase, g->c.hung_limit_s);
 		finding_evidence(f, "products done before it hung: %llu",
 				 (unsigned long long)g->c.products);
 		finding_fix(

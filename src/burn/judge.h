@@ -47,6 +47,10 @@ struct burn_counts {
 	unsigned xid_new;	   /* Xid lines for this GPU that appeared during the run */
 	int xid_last;		   /* the last such Xid code, or -1 */
 	bool hung, lost;	   /* the watchdog gave up on it / it fell off the bus */
+	const char *hung_phase;	   /* hung: the phase it was in ("compute"), NULL unknown */
+	double hung_s;		   /* hung: seconds without progress when the watchdog gave up */
+	double hung_limit_s;	   /* hung: the watchdog's limit then */
+	char lost_how[200];	   /* lost: what said so (the CUDA error, NVML), "" unknown */
 	bool stopped;		   /* Ctrl-C or SIGTERM: the verdict is partial */
 };
 

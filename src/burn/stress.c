@@ -176,13 +176,21 @@ static int setup(struct burn_worker *w, struct burn_mem *m, int prec, int dist, 
 	if (want > MAX_BUFFERS)
 		want = MAX_BUFFERS;
 	m->buf = xcalloc(want, sizeof(*m->buf));
+	/* the compare's list of buffers first: it must not be what runs out of memory */
+	if (bench_dalloc(env, g, &m->ptrs, want * sizeof(cu_ptr), "the compare's buffer list", e))
+		return -1;
 	for (m->nbuf = 0; m->nbuf < want; m->nbuf++)
 		if (bench_dalloc(env, g, &m->buf[m->nbuf], elems * (uint64_t)m->bp.c_bytes,
-				 "the result buffers", e))
-			return -1;
-	if (bench_dalloc(env, g, &m->ptrs, m->nbuf * sizeof(cu_ptr), "the compare's buffer list",
-			 e) ||
-	    bench_cu(env, env->cu->MemcpyHtoD(m->ptrs, m->buf, m->nbuf * sizeof(cu_ptr)),
+				 "the result buffers", e)) {
+			/* memory another process took since cuMemGetInfo: run on what fits, down
+			 * to the two a compare needs (the report says how many of how many) */
+			if (bench_last_cu_error() != CUDA_ERROR_OUT_OF_MEMORY || m->nbuf < 2)
+				return -1;
+			err_clear(e);
+			break;
+		}
+	w->nbuf_asked = want;
+	if (bench_cu(env, env->cu->MemcpyHtoD(m->ptrs, m->buf, m->nbuf * sizeof(cu_ptr)),
 		     "cuMemcpyHtoD", g, e))
 		return -1;
 	/* the fastest candidate: more products (and watts) where the clock is free, more products
@@ -316,7 +324,10 @@ static int products_phase(struct burn_worker *w, bool power, double secs, struct
 	int rc;
 
 	memset(&m, 0, sizeof(m));
+	/* the others' setups are no silence of this GPU: the watchdog waits with it */
+	__atomic_store_n(&w->waiting, 1, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&s->setup_lock);
+	__atomic_store_n(&w->waiting, 0, __ATOMIC_RELEASE);
 	rc = s->done ? 0 : setup(w, &m, prec, dist, e);
 	pthread_mutex_unlock(&s->setup_lock);
 	if (power) {
@@ -356,8 +367,10 @@ static void *worker(void *arg)
 		w->phase_t_ns[k][1] = now_ns();
 	}
 	__atomic_store_n(&w->phase, 0u, __ATOMIC_RELEASE);
-	if (rc)
+	if (rc) {
+		w->cu_error = bench_last_cu_error();
 		__atomic_store_n(&w->failed, 1, __ATOMIC_RELEASE);
+	}
 	__atomic_store_n(&w->finished, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -404,7 +417,7 @@ void burn_stress_stop(struct burn_stress *s)
 
 	s->done = 1;
 	for (i = 0; i < s->n; i++)
-		if (s->w[i].started) {
+		if (s->w[i].started && !s->w[i].abandoned) {
 			pthread_join(s->w[i].th, NULL);
 			s->w[i].started = false;
 		}
@@ -412,7 +425,13 @@ void burn_stress_stop(struct burn_stress *s)
 
 void burn_stress_free(struct burn_stress *s)
 {
+	int i;
+
 	burn_stress_stop(s);
+	/* a hung worker still holds its worker and may hold the lock: leave both to the exit */
+	for (i = 0; i < s->n; i++)
+		if (s->w[i].abandoned)
+			return;
 	pthread_mutex_destroy(&s->setup_lock);
 	free(s->w);
 	s->w = NULL;

@@ -58,11 +58,16 @@ struct burn_worker {
 	uint64_t power_products; /* products of the power phase (products counts compute's) */
 	uint64_t n;	       /* the matrix side that runs */
 	uint64_t nbuf;	       /* result buffers */
+	uint64_t nbuf_asked;   /* the buffers the memory fraction asked for: more than nbuf when
+				  the rest did not fit (out of memory at the start) */
 	uint64_t beat;	       /* grows after every GPU call that returned: the watchdog's pulse */
 	unsigned phase;	       /* the BURN_MODE_* running now, 0 before and after */
 	int running;	       /* 1 once the first phase started */
 	int finished;	       /* 1 once every phase ended (or it failed or was stopped) */
 	int failed;	       /* 1 when it stopped on an error (err says why) */
+	int waiting;	       /* 1 while it waits its turn to set up: no GPU call to watch */
+	int cu_error;	       /* failed: the CUresult that stopped it (0 another error) */
+	bool abandoned;	       /* cmd/burn.c gave up on it (hung): never joined, never freed */
 	struct err err;
 	int64_t t_run_ns, t_end_ns; /* when the compute products started and stopped (now_ns) */
 	int64_t phase_t_ns[BURN_NMODES][2]; /* each phase's start and end (now_ns), 0 if not run */
@@ -91,7 +96,8 @@ int burn_stress_start(struct burn_stress *s, struct bench_env *env, const struct
 		      struct err *e);
 /* How many workers have finished every phase (or failed). */
 int burn_stress_finished(struct burn_stress *s);
-/* Ask the workers to stop after their current products, wait for them; GPU memory is freed. */
+/* Ask the workers to stop after their current products, wait for them (not those abandoned: a
+ * hung one never returns); GPU memory is freed. */
 void burn_stress_stop(struct burn_stress *s);
 void burn_stress_free(struct burn_stress *s);
 uint64_t burn_load(const uint64_t *counter);

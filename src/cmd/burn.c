@@ -17,14 +17,17 @@
 
 #include "../bench/bench.h"
 #include "../burn/judge.h"
+#include "../burn/lock.h"
 #include "../burn/stress.h"
 #include "../gpu/busid.h"
 #include "../gpu/collector.h"
 #include "../gpu/probe.h"
 #include "../gpu/select.h"
 #include "../host/host.h"
+#include "../host/facts.h"
 #include "../kernels/image.h"
 #include "../kernels/pattern.h"
+#include "../replay/replay.h"
 #include "../util/stop.h"
 #include "../util/err.h"
 #include "../util/file.h"
@@ -57,7 +60,8 @@ static const char usage[] =
 	"  -h, --help              this text\n"
 	"\n"
 	"Exit status: 0 every GPU passed, 2 one failed, 3 cannot write the --html page, 4 bad\n"
-	"command line, 5 no GPU or library, 130 interrupted (a partial verdict).\n";
+	"command line, 5 no GPU or library or a GPU another burn runs on, 130 interrupted (a\n"
+	"partial verdict).\n";
 
 extern const struct cmd cmd_burn;
 
@@ -353,6 +357,125 @@ static void fmt_num(char *b, size_t n, const struct num *v, double scale, const 
 		str_copy(b, "n/a", n);
 }
 
+/* ---- the watchdog ------------------------------------------------------------------------- */
+
+/* A worker whose beat (stress.h) stands still longer than max(the floor, 10 x the longest gap
+ * between beats seen so far, on any GPU) is hung: a GEMM round on a big GPU takes seconds, a
+ * GPU that stops answering takes forever. Waiting its turn to set up is no silence. */
+#define WATCHDOG_FLOOR_S 30
+#define WATCHDOG_GAPS	 10
+
+struct watch {
+	uint64_t beat;
+	int64_t t_ns; /* when the beat last moved (or the worker last waited) */
+	bool hung;
+	double silent_s, limit_s;
+	unsigned phase;
+};
+
+/* GPUVET_BURN_WATCHDOG_S: the floor, in seconds; -1 with e when it is not a number > 0. */
+static int watchdog_floor(double *out, struct err *e)
+{
+	const char *v = getenv("GPUVET_BURN_WATCHDOG_S");
+
+	*out = WATCHDOG_FLOOR_S;
+	if (!v || !*v)
+		return 0;
+	if (parse_num(v, out) || *out <= 0 || *out > 86400)
+		return err_set(e, EXIT_USAGE,
+			       "GPUVET_BURN_WATCHDOG_S='%s': expected seconds, more than 0 and at "
+			       "most a day",
+			       v);
+	return 0;
+}
+
+/* One look at every worker; returns how many are done: finished, or hung (and abandoned). */
+static int watch_workers(struct burn_stress *st, struct watch *wd, int n, double floor_s,
+			 int64_t *max_gap_ns)
+{
+	int64_t now = now_ns();
+	int i, done = 0;
+	bool some_hung = false;
+
+	for (i = 0; i < n; i++)
+		some_hung |= wd[i].hung;
+
+	for (i = 0; i < n; i++) {
+		struct burn_worker *w = &st->w[i];
+		uint64_t beat = burn_load(&w->beat);
+		double limit;
+
+		if (wd[i].hung || __atomic_load_n(&w->finished, __ATOMIC_ACQUIRE)) {
+			done++;
+			continue;
+		}
+		if (beat != wd[i].beat) {
+			if (now - wd[i].t_ns > *max_gap_ns)
+				*max_gap_ns = now - wd[i].t_ns;
+			wd[i].beat = beat;
+			wd[i].t_ns = now;
+			continue;
+		}
+		/* waiting behind a hung GPU's setup is waiting forever */
+		if (__atomic_load_n(&w->waiting, __ATOMIC_ACQUIRE) && !some_hung) {
+			wd[i].t_ns = now;
+			continue;
+		}
+		limit = WATCHDOG_GAPS * (double)*max_gap_ns / 1e9;
+		if (limit < floor_s)
+			limit = floor_s;
+		if ((double)(now - wd[i].t_ns) / 1e9 > limit) {
+			wd[i].hung = true;
+			wd[i].silent_s = (double)(now - wd[i].t_ns) / 1e9;
+			wd[i].limit_s = limit;
+			wd[i].phase = __atomic_load_n(&w->phase, __ATOMIC_ACQUIRE);
+			w->abandoned = true;
+			done++;
+		}
+	}
+	return done;
+}
+
+/* ---- Xid lines of the run ----------------------------------------------------------------- */
+
+/* The kernel log's last record before the run: -1 when it holds no driver line yet, -2 when it
+ * cannot be read (dmesg_restrict without root): no Xid is counted then. */
+static int64_t xid_mark(void)
+{
+	struct kmsg_facts *k = xcalloc(1, sizeof(*k));
+	int64_t seq;
+
+	kmsg_collect(k);
+	seq = k->read_rc == 0 ? k->last_seq : -2;
+	free(k);
+	return seq;
+}
+
+/* Each GPU's Xid lines that the log gained after the mark: by the records' sequence numbers,
+ * so an old Xid with the same text is not counted again; matched to the GPU by PCI address. */
+static void xid_count(int64_t since, struct burn_gpu_run *runs, int n)
+{
+	struct kmsg_facts *k;
+	int i, j;
+
+	if (since < -1)
+		return;
+	k = xcalloc(1, sizeof(*k));
+	kmsg_collect(k);
+	for (j = 0; k->read_rc == 0 && j < k->nxids; j++) {
+		const struct xid_event *x = &k->xids[j];
+
+		if (x->seq <= since)
+			continue;
+		for (i = 0; i < n; i++)
+			if (bus_id_same(x->bdf, runs[i].bus_id)) {
+				runs[i].c.xid_new++;
+				runs[i].c.xid_last = x->xid;
+			}
+	}
+	free(k);
+}
+
 /* ---- the report -------------------------------------------------------------------------- */
 
 /* compute's rate, < 0 when the compute phase did not run */
@@ -439,6 +562,11 @@ static void print_text(const struct burn_gpu_run *runs, const struct burn_stress
 			       "TFLOP/s\n",
 			       (unsigned long long)w->n, (unsigned long long)w->nbuf,
 			       (unsigned long long)r->c.products, rate_tflops(w));
+			if (w->nbuf_asked > w->nbuf)
+				printf("  note: %llu of %llu result buffers fit: the rest of the "
+				       "memory was taken when burn started\n",
+				       (unsigned long long)w->nbuf,
+				       (unsigned long long)w->nbuf_asked);
 		}
 		if (w->t_run_ns || w->power_run_ns)
 			printf("  errors: %llu compare, %llu reference (%llu checks), %llu NaN/Inf\n",
@@ -590,6 +718,8 @@ static void print_json(const struct burn_gpu_run *runs, const struct burn_stress
 		json_object_set_new(g, "bus_id", json_string(r->bus_id));
 		json_object_set_new(g, "n", json_integer((json_int_t)w->n));
 		json_object_set_new(g, "buffers", json_integer((json_int_t)w->nbuf));
+		/* more than buffers: out of memory at the start, the run took what fit */
+		json_object_set_new(g, "buffers_asked", json_integer((json_int_t)w->nbuf_asked));
 		json_object_set_new(c, "products", json_integer((json_int_t)r->c.products));
 		json_object_set_new(c, "compare_errors",
 				    json_integer((json_int_t)r->c.compare_errors));
@@ -733,7 +863,11 @@ static int run_burn(int argc, char **argv)
 	const char *inj = getenv("GPUVET_BURN_INJECT");
 	bool live = isatty(2), started = false;
 	int nsel = 0, i, rc, exit_code = EXIT_OK, gemm = bench_family_find("gemm");
-	int64_t t0;
+	int64_t t0, xid_since = -2, max_gap_ns = 0;
+	struct watch *wd = NULL;
+	bool *nvml_lost = NULL, any_hung = false;
+	int *locks = NULL;
+	double wd_floor_s;
 
 	err_clear(&e);
 	memset(&sys, 0, sizeof(sys));
@@ -757,7 +891,11 @@ static int run_burn(int argc, char **argv)
 	/* the page is written after the run: a path it cannot go to fails now, not after it */
 	if (o.html && file_check_writable(o.html, &e) != 0)
 		return cmd_report_error(&e);
-	if (gopts.replay) {
+	if (watchdog_floor(&wd_floor_s, &e))
+		return cmd_report_error(&e);
+	/* a replay's own CUDA library answers the probe only; one the user named
+	 * (GPUVET_CUDA_LIBRARY: the fake GPUs in CI) computes next to the replayed telemetry */
+	if (gopts.replay && !replay_live_cuda()) {
 		err_set(&e, EXIT_UNAVAILABLE,
 			"gpuvet burn needs a real GPU: a replayed machine (--replay) cannot compute");
 		err_hint(&e, "run it on the machine itself");
@@ -777,6 +915,16 @@ static int run_burn(int argc, char **argv)
 		rc = cmd_report_error(&e);
 		goto out;
 	}
+	/* one burn per GPU: a second would share the memory and the clock it judges */
+	locks = xcalloc((size_t)nsel, sizeof(*locks));
+	for (i = 0; i < nsel; i++)
+		locks[i] = -1;
+	for (i = 0; i < nsel; i++)
+		if (text_ok(&sel[i].cd->bus_id) &&
+		    (locks[i] = burn_lock_take(sel[i].cd->bus_id.s, sel[i].shown, &e)) < 0) {
+			rc = cmd_report_error(&e);
+			goto out;
+		}
 	env.image = kernels(&image_owned, &e);
 	if (!env.image) {
 		if (!e.msg[0])
@@ -814,7 +962,8 @@ static int run_burn(int argc, char **argv)
 		struct mon_opts mo;
 
 		memset(&mo, 0, sizeof(mo));
-		mo.slow_ns = 5000000000ll;
+		/* ECC, remapped rows and PCIe replays every second: a short run sees them move */
+		mo.slow_ns = 1000000000ll;
 		/* without NVML the stress runs all the same; only telemetry is missing */
 		if (collector_open(&col, &mo, &e) != 0) {
 			col = NULL;
@@ -822,14 +971,22 @@ static int run_burn(int argc, char **argv)
 		}
 	}
 	stop_guard_begin(&stop);
+	/* a reader or terminal gone must not kill the run before its memory is freed and its
+	 * verdict written where it still can be: writes fail (EPIPE, EIO) and are let go */
+	signal(SIGPIPE, SIG_IGN);
+	xid_since = xid_mark();
 	if (burn_stress_start(&st, &env, &bo, &e) != 0) {
 		rc = cmd_report_error(&e);
 		goto restore;
 	}
 	started = true;
 	tl = xcalloc((size_t)nsel, sizeof(*tl));
+	wd = xcalloc((size_t)nsel, sizeof(*wd));
+	nvml_lost = xcalloc((size_t)nsel, sizeof(*nvml_lost));
 	t0 = now_ns();
-	while (!stop_requested && burn_stress_finished(&st) < nsel) {
+	for (i = 0; i < nsel; i++)
+		wd[i].t_ns = t0;
+	while (!stop_requested && watch_workers(&st, wd, nsel, wd_floor_s, &max_gap_ns) < nsel) {
 		struct timespec ts = {0, 100000000};
 
 		if (col && collector_wait(col, snap.seq, 100) != snap.seq) {
@@ -840,6 +997,7 @@ static int run_burn(int argc, char **argv)
 
 				if (nv < 0 || (unsigned)nv >= snap.ngpus)
 					continue;
+				nvml_lost[i] |= snap.gpus[nv].lost;
 				sample_add(&tl[i], &snap.gpus[nv], now_ns() - t0, burn_load(&w->mflop),
 					   __atomic_load_n(&w->phase, __ATOMIC_ACQUIRE));
 			}
@@ -887,7 +1045,11 @@ static int run_burn(int argc, char **argv)
 		const struct burn_worker *w = &st.w[i];
 
 		r->index = sel[i].shown;
-		str_copy(r->name, env.gpus[i].name, sizeof(r->name));
+		/* NVML's name where it knows the GPU: siblings are judged by model name */
+		if (sel[i].ng && text_ok(&sel[i].ng->st.name))
+			str_copy(r->name, sel[i].ng->st.name.s, sizeof(r->name));
+		else
+			str_copy(r->name, env.gpus[i].name, sizeof(r->name));
 		str_copy(r->bus_id, env.gpus[i].bus_id, sizeof(r->bus_id));
 		if (sel[i].ng && text_ok(&sel[i].ng->st.serial))
 			str_copy(r->serial, sel[i].ng->st.serial.s, sizeof(r->serial));
@@ -900,10 +1062,28 @@ static int run_burn(int argc, char **argv)
 		r->c.mem_errors = w->mem.errors;
 		r->c.xid_last = -1;
 		r->c.stopped = stop_requested != 0;
+		if (wd[i].hung) {
+			any_hung = true;
+			r->c.hung = true;
+			r->c.hung_phase = wd[i].phase ? burn_mode_name(wd[i].phase) : "setup";
+			r->c.hung_s = wd[i].silent_s;
+			r->c.hung_limit_s = wd[i].limit_s;
+		}
+		/* a GPU gone from the bus: CUDA says the device is unavailable, or NVML lost it */
+		if (w->failed && (w->cu_error == CUDA_ERROR_DEVICE_UNAVAILABLE ||
+				  w->cu_error == CUDA_ERROR_NO_DEVICE)) {
+			r->c.lost = true;
+			str_fmt(r->c.lost_how, sizeof(r->c.lost_how), "CUDA: %s", w->err.msg);
+		} else if (nvml_lost[i]) {
+			r->c.lost = true;
+			str_copy(r->c.lost_how, "NVML: the GPU answered 'GPU is lost'",
+				 sizeof(r->c.lost_how));
+		}
 		r->modes = o.modes;
 		r->mem = w->phase_t_ns[burn_mode_index(BURN_MODE_MEMORY)][0] ? &w->mem : NULL;
 		r->bw = w->phase_t_ns[burn_mode_index(BURN_MODE_BANDWIDTH)][0] ? &w->bw : NULL;
 	}
+	xid_count(xid_since, runs, nsel);
 	sev_alone = xcalloc((size_t)nsel, sizeof(*sev_alone));
 	if (burn_judge(runs, (size_t)nsel, &fs) == SEV_FAIL) {
 		bool named = false;
@@ -939,6 +1119,20 @@ static int run_burn(int argc, char **argv)
 	if (stop_requested)
 		fputs("gpuvet: interrupted: partial verdict shown, GPU memory freed\n", stderr);
 	rc = exit_code;
+	if (any_hung) {
+		/* a thread stuck in the driver cannot be joined, and closing its context or
+		 * unloading the library under it could block or crash: leave now; the driver
+		 * frees every GPU's memory when the process ends */
+		for (i = 0; i < nsel; i++)
+			if (wd[i].hung)
+				fprintf(stderr,
+					"gpuvet: GPU %d hung: its thread is left behind; the driver "
+					"frees its memory as gpuvet exits\n",
+					runs[i].index);
+		fflush(stdout);
+		fflush(stderr);
+		_exit(rc);
+	}
 restore:
 	stop_guard_end(&stop);
 	if (col)
@@ -954,6 +1148,11 @@ out:
 	for (i = 0; tl && i < nsel; i++)
 		free(tl[i].s);
 	free(tl);
+	free(wd);
+	free(nvml_lost);
+	for (i = 0; locks && i < nsel; i++)
+		burn_lock_release(locks[i]);
+	free(locks);
 	free(runs);
 	free(sev_alone);
 	sev_alone = NULL;

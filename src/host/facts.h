@@ -154,6 +154,7 @@ struct xid_event {
 	int xid;
 	char text[200]; /* the message after the code */
 	int64_t usec;	/* kernel timestamp */
+	int64_t seq;	/* the record's sequence number: what came after a given moment */
 };
 
 struct kmsg_facts {
@@ -163,6 +164,7 @@ struct kmsg_facts {
 	struct xid_event xids[FACTS_MAX_XIDS];
 	int nxids;
 	int nxids_dropped; /* more than FACTS_MAX_XIDS */
+	int64_t last_seq;  /* sequence number of the last record kept, -1 none (burn: what is new) */
 	char rm_init_line[256];	   /* last "RmInitAdapter failed" line, "" none */
 	char fallen_line[256];	   /* "fallen off the bus" */
 	char key_rejected_line[256]; /* module signature rejected */

@@ -67,7 +67,7 @@ static void with_context(char *out, size_t n, const char *cur, const char *prev1
 }
 
 /* "NVRM: Xid (PCI:0000:10:1c): 63, pid=1234, name=python, Row Remapper ..." */
-static void parse_xid(struct kmsg_facts *k, const char *msg, int64_t usec)
+static void parse_xid(struct kmsg_facts *k, const char *msg, int64_t usec, int64_t seq)
 {
 	const char *p = strstr(msg, "NVRM: Xid (");
 	const char *loc, *close, *num;
@@ -102,6 +102,7 @@ static void parse_xid(struct kmsg_facts *k, const char *msg, int64_t usec)
 		end++;
 	str_copy(x->text, end, sizeof(x->text));
 	x->usec = usec;
+	x->seq = seq;
 }
 
 static bool rejection(const char *msg)
@@ -112,10 +113,10 @@ static bool rejection(const char *msg)
 	       strstr(msg, "unsigned module loading is restricted");
 }
 
-static void parse_line(struct kmsg_facts *k, char *msg, int64_t usec, const char *prev1,
-		       const char *prev2)
+static void parse_line(struct kmsg_facts *k, char *msg, int64_t usec, int64_t seq,
+		       const char *prev1, const char *prev2)
 {
-	parse_xid(k, msg, usec);
+	parse_xid(k, msg, usec, seq);
 	if (strstr(msg, "RmInitAdapter failed"))
 		str_copy(k->rm_init_line, msg, sizeof(k->rm_init_line));
 	if (strstr(msg, "fallen off the bus"))
@@ -144,6 +145,7 @@ void kmsg_collect(struct kmsg_facts *k)
 	uint64_t restrict_v;
 
 	memset(k, 0, sizeof(*k));
+	k->last_seq = -1;
 	k->dmesg_restrict = host_read_u64("/proc/sys/kernel/dmesg_restrict", &restrict_v) == 0
 				    ? (int)restrict_v
 				    : -1;
@@ -164,18 +166,22 @@ void kmsg_parse(struct kmsg_facts *k, char *text)
 		char *semi = strchr(line, ';');
 		char msg[MSG_MAX];
 		const char *c1, *c2;
-		int64_t usec = 0;
+		int64_t usec = 0, seq = -1;
 
 		if (!semi)
 			continue;
 		/* "prio,seq,usec,flags;" */
 		c1 = strchr(line, ',');
 		c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+		if (c1)
+			seq = strtoll(c1 + 1, NULL, 10);
 		if (c2)
 			usec = strtoll(c2 + 1, NULL, 10);
+		if (seq > k->last_seq)
+			k->last_seq = seq;
 		str_copy(msg, semi + 1, sizeof(msg));
 		unescape_newlines(msg);
-		parse_line(k, msg, usec, prev1, prev2);
+		parse_line(k, msg, usec, seq, prev1, prev2);
 		str_copy(prev2, prev1, sizeof(prev2));
 		str_copy(prev1, msg, sizeof(prev1));
 	}

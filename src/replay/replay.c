@@ -414,6 +414,8 @@ struct replay_lib {
 
 static struct replay_lib libs[2];
 static struct vlib_replay lib_views[2];
+/* GPUVET_CUDA_LIBRARY as the user set it before the replay hid it: burn's compute library */
+static char *cuda_override;
 
 static void libs_free(void)
 {
@@ -487,6 +489,9 @@ static int add_library(struct replay_lib *l, const char *key, const char *soname
 
 void replay_finish(void)
 {
+	vlib_set_live(NULL);
+	free(cuda_override);
+	cuda_override = NULL;
 	libs_free();
 	host_set_root(NULL, NULL);
 }
@@ -515,8 +520,25 @@ int replay_start(const char *path, struct err *e)
 	for (i = 0; i < ARRAY_SIZE(libs); i++)
 		lib_views[i] = libs[i].v;
 	vlib_set_replay(lib_views, ARRAY_SIZE(lib_views));
-	/* the user's own overrides must not bypass the replay */
+	/* the user's own overrides must not bypass the replay (burn asks for its CUDA library
+	 * back: replay_live_cuda) */
+	free(cuda_override);
+	cuda_override = getenv("GPUVET_CUDA_LIBRARY") && *getenv("GPUVET_CUDA_LIBRARY")
+			    ? xstrdup(getenv("GPUVET_CUDA_LIBRARY"))
+			    : NULL;
 	unsetenv("GPUVET_NVML_LIBRARY");
 	unsetenv("GPUVET_CUDA_LIBRARY");
 	return 0;
+}
+
+bool replay_live_cuda(void)
+{
+	static const char *const keys[] = {"cuda", "cublaslt", "nccl", NULL};
+
+	if (!cuda_override)
+		return false;
+	if (setenv("GPUVET_CUDA_LIBRARY", cuda_override, 1) != 0)
+		return false;
+	vlib_set_live(keys);
+	return true;
 }

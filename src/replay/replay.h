@@ -9,6 +9,8 @@
 #ifndef GPUVET_REPLAY_H
 #define GPUVET_REPLAY_H
 
+#include <stdbool.h>
+
 #include "../util/err.h"
 
 /*
@@ -18,6 +20,14 @@
  * to disk). A bad recording gives -1 and one clear line in e.
  */
 int replay_start(const char *path, struct err *e);
+/*
+ * For a command that computes (burn): the CUDA driver, cuBLASLt and NCCL load live again, from
+ * GPUVET_CUDA_LIBRARY as the user set it before replay_start (and the other libraries' own
+ * variables), while NVML and the host stay replayed: CI judges replayed telemetry of a run on
+ * the fake GPUs (tests/bench/fakegpu). False, and nothing changed, when the user named no CUDA
+ * library: the replay's own answers the probe only and cannot compute.
+ */
+bool replay_live_cuda(void);
 /* End the replay: the host layer and the loader see the real machine again; frees it all. */
 void replay_finish(void);
 

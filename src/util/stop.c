@@ -25,10 +25,14 @@ void stop_guard_begin(struct stop_guard *g)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &g->old_int);
 	sigaction(SIGTERM, &sa, &g->old_term);
+	/* a closed terminal ends the run as SIGTERM does: the partial verdict still goes to
+	 * stdout (a file, or nowhere), and the GPU memory is freed */
+	sigaction(SIGHUP, &sa, &g->old_hup);
 }
 
 void stop_guard_end(const struct stop_guard *g)
 {
 	sigaction(SIGINT, &g->old_int, NULL);
 	sigaction(SIGTERM, &g->old_term, NULL);
+	sigaction(SIGHUP, &g->old_hup, NULL);
 }

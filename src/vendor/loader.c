@@ -16,12 +16,28 @@
 static const struct vlib_replay *replay_libs;
 static size_t replay_nlibs;
 static bool replaying;
+static const char *const *live_keys;
 
 void vlib_set_replay(const struct vlib_replay *libs, size_t n)
 {
 	replay_libs = libs;
 	replay_nlibs = n;
 	replaying = libs != NULL;
+}
+
+void vlib_set_live(const char *const *keys)
+{
+	live_keys = keys;
+}
+
+static bool is_live(const char *key)
+{
+	size_t i;
+
+	for (i = 0; live_keys && live_keys[i]; i++)
+		if (strcmp(live_keys[i], key) == 0)
+			return true;
+	return false;
 }
 
 static const struct vlib_replay *replay_lib(const char *key)
@@ -69,7 +85,7 @@ int vlib_open(struct vlib *l, const char *what, const char *key, const char *son
 	l->what = what;
 	l->key = key;
 	l->soname = soname;
-	if (replaying) {
+	if (replaying && !is_live(key)) {
 		replay = replay_lib(key);
 		if (!replay || replay->error) {
 			str_copy(l->error,
@@ -154,7 +170,7 @@ int vlib_open_any(struct vlib *l, const char *what, const char *key, const char 
 
 static bool replay_says_missing(const char *key, const char *name)
 {
-	const struct vlib_replay *r = replaying ? replay_lib(key) : NULL;
+	const struct vlib_replay *r = replaying && !is_live(key) ? replay_lib(key) : NULL;
 	size_t i;
 
 	for (i = 0; r && i < r->nmissing; i++)

@@ -73,5 +73,9 @@ struct vlib_replay {
 /* From now on every vendor library comes from the replay: those in libs (kept alive by the
  * caller) as described, any other fails to load as not recorded. NULL, 0 ends the replay. */
 void vlib_set_replay(const struct vlib_replay *libs, size_t n);
+/* During a replay, the libraries named in keys (NULL-terminated, kept alive by the caller) load
+ * as they would without one (their override variable, else the soname): burn computes on a CUDA
+ * library that can next to a replayed NVML. NULL puts every library back under the replay. */
+void vlib_set_live(const char *const *keys);
 
 #endif

@@ -63,6 +63,8 @@ static void xid_lines(void)
 	CHECK_STR(kf.xids[1].bdf, "0000:b3:00");
 	CHECK(kf.xids[1].xid == 79);
 	CHECK(kf.xids[1].usec == 3000);
+	/* burn counts the Xids after a mark by sequence number */
+	CHECK(kf.xids[0].seq == 10 && kf.xids[1].seq == 12 && kf.last_seq == 12);
 	CHECK_STR(kf.fallen_line, "NVRM: Xid (PCI:0000:b3:00): 79, pid='<unknown>', name=<unknown>, "
 				  "GPU has fallen off the bus.");
 }

@@ -12,7 +12,12 @@
  * Knobs (environment): FAKEGPU_COUNT (2), FAKEGPU_MEM_MIB (4096), FAKEGPU_MODULE_ERROR (a CUresult
  * for cuModuleLoadData*), FAKEGPU_CORRUPT (a kernel name, or its start, whose output gets one
  * wrong word), FAKEGPU_MEM_CLOCK_MHZ (1000: the memory clock, so the HBM peak of 64 GB/s at the
- * 256-bit bus can be set below or far above what the CPU copies, for burn's bandwidth verdict).
+ * 256-bit bus can be set below or far above what the CPU copies, for burn's bandwidth verdict),
+ * FAKEGPU_HANG=GPU:SECONDS (that long after cuInit, that device's
+ * cuStreamSynchronize never returns: a hung GPU), FAKEGPU_LOST=GPU:SECONDS (from then on that
+ * device's calls answer CUDA_ERROR_DEVICE_UNAVAILABLE: a GPU fallen off the bus),
+ * FAKEGPU_ALLOC_MIB (allocations past that many MiB per device fail while cuMemGetInfo still
+ * reports FAKEGPU_MEM_MIB: memory another process took meanwhile).
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -21,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../../../src/kernels/pattern.h"
 #include "../../../src/vendor/cuda.h"
@@ -36,10 +42,13 @@ struct fctx {
 static struct fctx ctxs[MAXDEV];
 static __thread struct fctx *cur;
 static int ndev = -1;
-static size_t mem_total, mem_used[MAXDEV];
+static size_t mem_total, mem_used[MAXDEV], alloc_limit;
 static int module_error;
 static const char *corrupt;
 static int mem_clock_khz = 1000000;
+/* FAKEGPU_HANG and FAKEGPU_LOST: the device (-1 none) and when, in seconds after cuInit */
+static int hang_dev = -1, lost_dev = -1;
+static double hang_s, lost_s, start_s;
 
 struct alloc {
 	void *p;
@@ -67,6 +76,14 @@ static void setup(void)
 	s = getenv("FAKEGPU_MEM_CLOCK_MHZ");
 	if (s && atoi(s) > 0)
 		mem_clock_khz = atoi(s) * 1000;
+	s = getenv("FAKEGPU_ALLOC_MIB");
+	alloc_limit = (size_t)(s ? atol(s) : 0) << 20;
+	s = getenv("FAKEGPU_HANG");
+	if (s && sscanf(s, "%d:%lf", &hang_dev, &hang_s) != 2)
+		hang_dev = -1;
+	s = getenv("FAKEGPU_LOST");
+	if (s && sscanf(s, "%d:%lf", &lost_dev, &lost_s) != 2)
+		lost_dev = -1;
 }
 
 static double now_s(void)
@@ -77,10 +94,18 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The current context's device has fallen off the bus (FAKEGPU_LOST). */
+static int lost(void)
+{
+	return cur && cur->dev == lost_dev && now_s() - start_s >= lost_s;
+}
+
 EXPORT int cuInit(unsigned f)
 {
 	(void)f;
 	setup();
+	if (start_s == 0)
+		start_s = now_s();
 	return ndev > 0 ? CUDA_SUCCESS : CUDA_ERROR_NO_DEVICE;
 }
 EXPORT int cuDriverGetVersion(int *v)
@@ -255,7 +280,10 @@ EXPORT int cuMemAlloc_v2(cu_ptr *p, size_t n)
 
 	if (!cur)
 		return CUDA_ERROR_INVALID_CONTEXT;
-	if (mem_used[cur->dev] + n > mem_total)
+	if (lost())
+		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+	if (mem_used[cur->dev] + n > mem_total ||
+	    (alloc_limit && mem_used[cur->dev] + n > alloc_limit))
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	q = fake_alloc(n, cur->dev);
 	if (!q)
@@ -297,11 +325,15 @@ EXPORT int cuMemHostGetDevicePointer_v2(cu_ptr *d, void *p, unsigned f)
 #define P(x) ((void *)(uintptr_t)(x))
 EXPORT int cuMemcpyHtoD_v2(cu_ptr d, const void *s, size_t n)
 {
+	if (lost())
+		return CUDA_ERROR_DEVICE_UNAVAILABLE;
 	memcpy(P(d), s, n);
 	return 0;
 }
 EXPORT int cuMemcpyDtoH_v2(void *d, cu_ptr s, size_t n)
 {
+	if (lost())
+		return CUDA_ERROR_DEVICE_UNAVAILABLE;
 	memcpy(d, P(s), n);
 	return 0;
 }
@@ -667,6 +699,8 @@ EXPORT int cuLaunchKernel(cu_func f, unsigned gx, unsigned gy, unsigned gz, unsi
 	(void)gy, (void)gz, (void)by, (void)bz, (void)sh, (void)s, (void)extra;
 	if (!cur)
 		return CUDA_ERROR_INVALID_CONTEXT;
+	if (lost())
+		return CUDA_ERROR_DEVICE_UNAVAILABLE;
 	if (k >= sizeof(kernels) / sizeof(kernels[0]) || gx == 0 || bx == 0 || bx > 1024)
 		return CUDA_ERROR_INVALID_VALUE;
 	kernels[k].fn(args);
@@ -702,6 +736,11 @@ EXPORT int cuStreamDestroy_v2(cu_stream s)
 EXPORT int cuStreamSynchronize(cu_stream s)
 {
 	(void)s;
+	if (lost())
+		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+	/* a hung GPU: the call never returns (the process ends around it) */
+	while (cur && cur->dev == hang_dev && now_s() - start_s >= hang_s)
+		sleep(3600);
 	return 0;
 }
 EXPORT int cuStreamWaitEvent(cu_stream s, cu_event e, unsigned f)
