@@ -368,7 +368,10 @@ static void *worker(void *arg)
 	}
 	__atomic_store_n(&w->phase, 0u, __ATOMIC_RELEASE);
 	if (rc) {
-		w->cu_error = bench_last_cu_error();
+		int cu = bench_last_cu_error();
+
+		/* the driver says the device is gone: off the bus, not a wrong answer */
+		w->gone = cu == CUDA_ERROR_DEVICE_UNAVAILABLE || cu == CUDA_ERROR_NO_DEVICE;
 		__atomic_store_n(&w->failed, 1, __ATOMIC_RELEASE);
 	}
 	__atomic_store_n(&w->finished, 1, __ATOMIC_RELEASE);

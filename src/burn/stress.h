@@ -66,7 +66,7 @@ struct burn_worker {
 	int finished;	       /* 1 once every phase ended (or it failed or was stopped) */
 	int failed;	       /* 1 when it stopped on an error (err says why) */
 	int waiting;	       /* 1 while it waits its turn to set up: no GPU call to watch */
-	int cu_error;	       /* failed: the CUresult that stopped it (0 another error) */
+	bool gone;	       /* failed because the driver says the device is unavailable */
 	bool abandoned;	       /* cmd/burn.c gave up on it (hung): never joined, never freed */
 	struct err err;
 	int64_t t_run_ns, t_end_ns; /* when the compute products started and stopped (now_ns) */

@@ -1070,8 +1070,7 @@ static int run_burn(int argc, char **argv)
 			r->c.hung_limit_s = wd[i].limit_s;
 		}
 		/* a GPU gone from the bus: CUDA says the device is unavailable, or NVML lost it */
-		if (w->failed && (w->cu_error == CUDA_ERROR_DEVICE_UNAVAILABLE ||
-				  w->cu_error == CUDA_ERROR_NO_DEVICE)) {
+		if (w->failed && w->gone) {
 			r->c.lost = true;
 			str_fmt(r->c.lost_how, sizeof(r->c.lost_how), "CUDA: %s", w->err.msg);
 		} else if (nvml_lost[i]) {
