@@ -26,13 +26,13 @@
 #include "../util/util.h"
 #include "stress.h"
 
-#define CHUNK_BYTES	(1ull << 30)
+#define CHUNK_BYTES     (1ull << 30)
 #define CHUNK_MIN_BYTES (2ull << 20) /* a failed allocation of this size ends the taking */
-#define ALIGN_BYTES	(2ull << 20) /* the share is rounded up to the driver's granularity */
-#define PAGE_SHIFT	12	     /* failing words in one 4 KiB page, or adjacent ones, merge */
-#define STUCK_BIT	5
-#define SEED		0x6a09e667f3bcc909ull
-#define BLOCK		256
+#define ALIGN_BYTES     (2ull << 20) /* the share is rounded up to the driver's granularity */
+#define PAGE_SHIFT      12           /* failing words in one 4 KiB page, or adjacent ones, merge */
+#define STUCK_BIT       5
+#define SEED            0x6a09e667f3bcc909ull
+#define BLOCK           256
 
 _Static_assert(GV_MT_NPATTERNS == BURN_MEM_PATTERNS, "memtest.h and memtest_pattern.h agree");
 
@@ -164,7 +164,8 @@ static int take(struct mt *t, struct err *e)
 
 		err_clear(&ignored);
 		if (bench_dalloc(t->env, t->g, &p, size, "the memory test", &ignored)) {
-			/* memory other processes took meanwhile, or fragmentation: smaller chunks */
+			/* memory other processes took meanwhile, or fragmentation: smaller chunks
+			 */
 			if (size <= CHUNK_MIN_BYTES)
 				break;
 			chunk = (size / 2) & ~7ull;
@@ -210,7 +211,10 @@ static int sweep(struct mt *t, int op, int pattern, uint64_t arg, struct err *e)
 		uint64_t bytes = (uint64_t)c->words * 8;
 
 		if (bench_launch(t->env, g, kernel, bench_grid(g, c->words, BLOCK), BLOCK, g->s[0],
-				 op == OP_WRITE ? write : op == OP_VERIFY ? verify : invert, e))
+				 op == OP_WRITE    ? write
+				 : op == OP_VERIFY ? verify
+						   : invert,
+				 e))
 			return -1;
 		add(&t->w->beat, 1);
 		t->m->traffic_bytes += op == OP_WRITE || op == OP_VERIFY ? bytes : 2 * bytes;

@@ -19,21 +19,21 @@ struct burn_worker;
  * adjacent pages share a range; with every range in use, a new word widens the nearest. */
 struct burn_mem_range {
 	uint64_t first, last; /* byte offsets of the first and last failing word */
-	uint64_t words;	      /* failing reads in the range */
+	uint64_t words;       /* failing reads in the range */
 };
 
 struct burn_memtest {
-	uint64_t bytes;		/* memory under test */
-	uint64_t free_bytes;	/* free memory when the test started */
-	uint64_t want_bytes;	/* the share of it asked for (--memory-fraction); bytes is less
+	uint64_t bytes;         /* memory under test */
+	uint64_t free_bytes;    /* free memory when the test started */
+	uint64_t want_bytes;    /* the share of it asked for (--memory-fraction); bytes is less
 				 * when an allocation failed part way */
-	uint64_t chunks;	/* allocations that hold it */
-	uint64_t passes;	/* complete passes over every pattern */
+	uint64_t chunks;        /* allocations that hold it */
+	uint64_t passes;        /* complete passes over every pattern */
 	uint64_t words_checked; /* words read back and compared */
-	uint64_t errors;	/* words read back wrong (read live through burn_load) */
+	uint64_t errors;        /* words read back wrong (read live through burn_load) */
 	uint64_t traffic_bytes; /* bytes the patterns read and wrote */
-	double test_s;		/* seconds spent in the patterns (from the memory taken) */
-	double pass_s;		/* the fastest complete pass, seconds; 0 before one ends */
+	double test_s;          /* seconds spent in the patterns (from the memory taken) */
+	double pass_s;          /* the fastest complete pass, seconds; 0 before one ends */
 	struct burn_mem_range bad[BURN_MEM_RANGES]; /* sorted by offset */
 	int nbad;
 	char failed_patterns[128]; /* the patterns that saw errors, comma-separated */

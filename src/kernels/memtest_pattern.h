@@ -21,17 +21,17 @@
 /* The patterns, in the order a pass runs them (memtest.c names them). */
 enum gv_mt_pattern {
 	GV_MT_WALK1 = 0, /* one bit set, its position rotating with the word's index and the pass */
-	GV_MT_WALK0,	 /* the complement: one bit clear */
-	GV_MT_MOVINV,	 /* the pass's word p everywhere (moving inversions write p, ~p, p) */
-	GV_MT_RANDOM,	 /* a seeded pseudo-random word per index */
-	GV_MT_ADDRESS,	 /* each word holds its own address (xor the pass's mask: 0 or ~0) */
+	GV_MT_WALK0,     /* the complement: one bit clear */
+	GV_MT_MOVINV,    /* the pass's word p everywhere (moving inversions write p, ~p, p) */
+	GV_MT_RANDOM,    /* a seeded pseudo-random word per index */
+	GV_MT_ADDRESS,   /* each word holds its own address (xor the pass's mask: 0 or ~0) */
 	GV_MT_NPATTERNS,
 };
 
 /* The result block a verifying kernel fills: [0] failing reads, [1] offsets recorded (may run
  * past GV_MT_SLOTS: only the first GV_MT_SLOTS are kept), then the word indices (into the
  * tested memory) of the failing reads recorded. */
-#define GV_MT_SLOTS	256
+#define GV_MT_SLOTS     256
 #define GV_MT_RES_WORDS (2 + GV_MT_SLOTS)
 
 /* splitmix64's finaliser: a full 64-bit pseudo-random word from a counter. */
