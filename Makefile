@@ -135,7 +135,8 @@ $(O)/tests/test_burn_html: UNIT_EXTRA = $(BURN_HTML_OBJ)
 # (tests/bench/fakegpu; tests/cli/bench_fakegpu.sh).
 FAKEGPU_DIR = $(O)/fakegpu
 FAKEGPU_LIBS = $(FAKEGPU_DIR)/libcuda.so.1 $(FAKEGPU_DIR)/libnccl.so.2 $(FAKEGPU_DIR)/libcublasLt.so.13
-FAKEGPU_DEPS = tests/bench/fakegpu/fake_types.c tests/bench/fakegpu/fake_types.h src/kernels/pattern.h
+FAKEGPU_DEPS = tests/bench/fakegpu/fake_types.c tests/bench/fakegpu/fake_types.h src/kernels/pattern.h \
+	src/kernels/memtest_pattern.h
 
 $(FAKEGPU_DIR)/libcuda.so.1: tests/bench/fakegpu/fake_cuda.c $(FAKEGPU_DEPS) src/vendor/cuda.h
 	@mkdir -p $(dir $@)

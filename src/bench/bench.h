@@ -328,6 +328,10 @@ void bench_hfree(struct bench_env *env, void **p);
 	K(K_AXPY, "gv_axpy")                                                                       \
 	K(K_BURN_COMPARE, "gv_burn_compare")                                                       \
 	K(K_BURN_INJECT, "gv_burn_inject")                                                         \
+	K(K_MT_WRITE, "gv_mt_write")                                                               \
+	K(K_MT_VERIFY, "gv_mt_verify")                                                             \
+	K(K_MT_INVERT, "gv_mt_invert")                                                             \
+	K(K_MT_STICK, "gv_mt_stick")                                                               \
 	/* memory.cu variants: op x shape, in this order (memory.c counts on it) */                \
 	K(K_COPY_GS4, "gv_copy_gs4")                                                               \
 	K(K_COPY_GS8, "gv_copy_gs8")                                                               \

@@ -358,6 +358,108 @@ static void evidence_board(struct finding *f, const struct burn_gpu_run *g)
 			 g->serial[0] ? g->serial : "unread", g->bus_id[0] ? g->bus_id : "unread");
 }
 
+/* A counter over the samples of one phase (BURN_MODE_*) only: the first and last reading. */
+static struct delta phase_delta(const struct burn_gpu_run *g, size_t off, unsigned phase)
+{
+	struct delta d = {0};
+	size_t i, nread = 0;
+
+	d.t_rise = -1;
+	for (i = 0; i < g->n; i++) {
+		const struct num *v = field(&g->s[i], off);
+
+		if (g->s[i].phase != phase || !num_ok(v))
+			continue;
+		if (nread++ == 0) {
+			d.first = v->v;
+			d.t_first = g->s[i].t_ns;
+		}
+		if (d.t_rise < 0 && v->v > d.first)
+			d.t_rise = g->s[i].t_ns;
+		d.last = v->v;
+		d.t_last = g->s[i].t_ns;
+	}
+	d.ok = nread >= 1;
+	return d;
+}
+
+/* "+3" for a counter read during the phase, "unread" otherwise */
+static void delta_text(char *b, size_t n, const struct delta *d)
+{
+	if (d->ok)
+		str_fmt(b, n, "+%lld", (long long)(d->last - d->first));
+	else
+		str_copy(b, "unread", n);
+}
+
+/* What the memory test covered, where its failing words lie, which patterns saw them, and
+ * what ECC and row remapping said meanwhile (the samples of the memory phase), so a bad range
+ * can be matched with the driver's own view: wrong words with no ECC count got past ECC. */
+static void evidence_memory(struct finding *f, const struct burn_gpu_run *g)
+{
+	const struct burn_memtest *m = g->mem;
+	struct strbuf sb;
+	uint64_t placed = 0;
+	size_t i, nmem = 0;
+	int k;
+
+	if (!m)
+		return;
+	finding_evidence(f,
+			 "tested: %.2f GiB (%.0f %% of %.2f GiB free) in %llu chunk%s, %llu "
+			 "complete pass%s, %llu words checked",
+			 (double)m->bytes / (1u << 30),
+			 m->free_bytes ? 100.0 * (double)m->bytes / (double)m->free_bytes : 0,
+			 (double)m->free_bytes / (1u << 30), (unsigned long long)m->chunks,
+			 m->chunks == 1 ? "" : "s", (unsigned long long)m->passes,
+			 m->passes == 1 ? "" : "es", (unsigned long long)m->words_checked);
+	if (m->nbad) {
+		sb_init(&sb);
+		for (k = 0; k < m->nbad; k++) {
+			const struct burn_mem_range *r = &m->bad[k];
+
+			if (r->first == r->last)
+				sb_addf(&sb, "%s0x%llx (%llu read%s)", k ? ", " : "",
+					(unsigned long long)r->first, (unsigned long long)r->words,
+					r->words == 1 ? "" : "s");
+			else
+				sb_addf(&sb, "%s0x%llx-0x%llx (%llu reads)", k ? ", " : "",
+					(unsigned long long)r->first, (unsigned long long)r->last,
+					(unsigned long long)r->words);
+			placed += r->words;
+		}
+		if (m->errors > placed)
+			sb_addf(&sb, "; %llu more failing reads past the offsets recorded",
+				(unsigned long long)(m->errors - placed));
+		finding_evidence(f, "failing words, byte offsets into the tested memory: %s",
+				 sb.buf);
+		sb_release(&sb);
+	}
+	if (m->failed_patterns[0])
+		finding_evidence(f, "patterns that saw errors: %s", m->failed_patterns);
+	for (i = 0; i < g->n; i++)
+		nmem += g->s[i].phase == BURN_MODE_MEMORY;
+	if (nmem) {
+		struct delta cor = phase_delta(g, FIELD(ecc_corrected), BURN_MODE_MEMORY);
+		struct delta unc = phase_delta(g, FIELD(ecc_uncorrected), BURN_MODE_MEMORY);
+		struct delta rows = phase_delta(g, FIELD(remapped_uncorrectable), BURN_MODE_MEMORY);
+		struct delta pend = phase_delta(g, FIELD(remap_pending), BURN_MODE_MEMORY);
+		struct delta fail = phase_delta(g, FIELD(remap_failure), BURN_MODE_MEMORY);
+		char c[24], u[24], r[24];
+
+		delta_text(c, sizeof(c), &cor);
+		delta_text(u, sizeof(u), &unc);
+		delta_text(r, sizeof(r), &rows);
+		finding_evidence(f,
+				 "during the memory phase (%zu sample%s): volatile ECC corrected %s, "
+				 "uncorrected %s; rows remapped for uncorrectable errors %s; remap "
+				 "pending %s, remap failure %s",
+				 nmem, nmem == 1 ? "" : "s", c, u, r,
+				 !pend.ok ? "unread" : pend.last ? "set" : "clear",
+				 !fail.ok ? "unread" : fail.last ? "set" : "clear");
+	}
+}
+
 static void judge_run_state(const struct burn_gpu_run *g, struct findings *out)
 {
 	struct finding *f;
@@ -446,6 +548,7 @@ static void judge_counts(const struct burn_gpu_run *g, struct findings *out)
 		evidence_board(f, g);
 		finding_evidence(f, "words read back wrong: %llu",
 				 (unsigned long long)c->mem_errors);
+		evidence_memory(f, g);
 		finding_fix(
 		    f, FIX_SERVICE | FIX_INTERRUPTS,
 		    "reset the GPU (sudo nvidia-smi -r) so pending row remaps apply and run "
@@ -1126,8 +1229,16 @@ static void judge_pass(const struct burn_gpu_run *g, const struct timeline *tl,
 					"passed: no wrong result, error or slowdown");
 
 	evidence_board(f, g);
-	finding_evidence(f, "matrix products: %llu, all checked",
-			 (unsigned long long)g->c.products);
+	if (!g->mem || g->c.products)
+		finding_evidence(f, "matrix products: %llu, all checked",
+				 (unsigned long long)g->c.products);
+	if (g->mem)
+		finding_evidence(f,
+				 "memory test: %.2f GiB, %llu complete pass%s, %llu words checked, "
+				 "none wrong",
+				 (double)g->mem->bytes / (1u << 30),
+				 (unsigned long long)g->mem->passes, g->mem->passes == 1 ? "" : "es",
+				 (unsigned long long)g->mem->words_checked);
 	if (tl->fig.has_tflops)
 		finding_evidence(f, "median throughput: %.1f TFLOP/s", tl->fig.tflops_med);
 	if (tl->fig.has_sm)

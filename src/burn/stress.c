@@ -54,7 +54,7 @@ static void add(uint64_t *counter, uint64_t v)
 
 int burn_inject_parse(const char *s, int *mode, int *gpu, struct err *e)
 {
-	static const char *const names[] = {"bitflip", "nan", "ulp"};
+	static const char *const names[] = {"bitflip", "nan", "ulp", "stuck"};
 	const char *colon = strchr(s, ':');
 	size_t len = colon ? (size_t)(colon - s) : strlen(s), i;
 	int64_t g = -1;
@@ -65,8 +65,8 @@ int burn_inject_parse(const char *s, int *mode, int *gpu, struct err *e)
 			*mode = (int)i;
 	if (*mode == BURN_INJECT_NONE || (colon && (parse_i64(colon + 1, &g) || g < 0 || g > 4096)))
 		return err_set(e, EXIT_USAGE,
-			       "GPUVET_BURN_INJECT='%s': expected bitflip, nan or ulp, optionally "
-			       "followed by :GPU",
+			       "GPUVET_BURN_INJECT='%s': expected bitflip, nan, ulp or stuck, "
+			       "optionally followed by :GPU",
 			       s);
 	*gpu = (int)g;
 	return 0;
@@ -248,7 +248,8 @@ static int run(struct burn_worker *w, struct burn_mem *m, int prec, bool power, 
 	struct burn_stress *s = w->owner;
 	struct bench_env *env = s->env;
 	struct bench_gpu *g = w->g;
-	bool mine = s->o.inject != BURN_INJECT_NONE &&
+	/* stuck is the memory phase's fault: the products stay clean */
+	bool mine = s->o.inject != BURN_INJECT_NONE && s->o.inject != BURN_INJECT_STUCK &&
 		    (s->o.inject_gpu < 0 || s->o.inject_gpu == g->index);
 	uint64_t *done = power ? &w->power_products : &w->products, round, i;
 	uint64_t mflop = (uint64_t)(2.0 * (double)w->n * (double)w->n * (double)w->n / 1e6 + 0.5);

@@ -20,7 +20,13 @@
 #include "memtest.h"
 
 /* GPUVET_BURN_INJECT's faults, test only: see docs/environment.md. */
-enum { BURN_INJECT_NONE = -1, BURN_INJECT_BITFLIP = 0, BURN_INJECT_NAN, BURN_INJECT_ULP };
+enum {
+	BURN_INJECT_NONE = -1,
+	BURN_INJECT_BITFLIP = 0,
+	BURN_INJECT_NAN,
+	BURN_INJECT_ULP,
+	BURN_INJECT_STUCK, /* the memory phase's: a bit stuck at 1 (memtest.c) */
+};
 
 /* The phases (--mode), as bits, run in this order. */
 enum {
@@ -46,7 +52,7 @@ struct burn_opts {
 	int inject_gpu;	     /* the GPU (as users number them) it corrupts; -1 every one */
 };
 
-/* Parse "bitflip|nan|ulp[:GPU]"; -1 with e (EXIT_USAGE) when it is none of these. */
+/* Parse "bitflip|nan|ulp|stuck[:GPU]"; -1 with e (EXIT_USAGE) when it is none of these. */
 int burn_inject_parse(const char *s, int *mode, int *gpu, struct err *e);
 
 /* One GPU's worker. Counters are written by the worker and read by anyone through

@@ -53,7 +53,8 @@ static const char usage[] =
 	"  --precision PREC        bf16 (default), fp16, fp8, tf32, fp32 or fp64\n"
 	"  --inputs DIST           the operands: normal (default), uniform or positive (values in\n"
 	"                          [1/16, 1), close to gpu-burn's, for comparisons)\n"
-	"  --memory-fraction F     share of free GPU memory for result buffers (default 0.9)\n"
+	"  --memory-fraction F     share of free GPU memory for result buffers and the memory\n"
+	"                          test (default 0.9)\n"
 	"  -j, --json              the report as JSON on stdout\n"
 	"  --html FILE             also write a self-contained HTML page: verdicts, findings and\n"
 	"                          plots of the telemetry (also after Ctrl-C)\n"
@@ -533,6 +534,18 @@ static enum severity gpu_sev(const struct findings *fs, int gpu, bool failed, en
 
 static enum severity *sev_alone;
 
+/* ", fastest pass 0.52 s, 3412 GB/s read and written" for the memory line, "" before a pass */
+static const char *mem_rate(const struct burn_memtest *m)
+{
+	static char b[96];
+
+	b[0] = 0;
+	if (m->passes && m->test_s > 0)
+		str_fmt(b, sizeof(b), ", fastest pass %.2f s, %.0f GB/s read and written",
+			m->pass_s, (double)m->traffic_bytes / m->test_s / 1e9);
+	return b;
+}
+
 static void print_text(const struct burn_gpu_run *runs, const struct burn_stress *st, int n,
 		       const struct findings *fs, const struct burn_cli *o)
 {
@@ -553,10 +566,10 @@ static void print_text(const struct burn_gpu_run *runs, const struct burn_stress
 		       sev == SEV_FAIL ? "FAIL" : "PASS");
 		if (r->mem)
 			printf("  memory: %.1f GiB tested, %llu passes, %llu words checked, %llu "
-			       "errors\n",
+			       "errors%s\n",
 			       (double)r->mem->bytes / (1u << 30), (unsigned long long)r->mem->passes,
 			       (unsigned long long)r->mem->words_checked,
-			       (unsigned long long)r->mem->errors);
+			       (unsigned long long)r->mem->errors, mem_rate(r->mem));
 		if (w->t_run_ns) {
 			printf("  compute: n = %llu, %llu result buffers, %llu products, %.4g "
 			       "TFLOP/s\n",
@@ -665,6 +678,18 @@ static json_t *mem_json(const struct burn_memtest *m)
 	}
 	json_object_set_new(o, "bad_ranges", a);
 	json_object_set_new(o, "failed_patterns", json_string(m->failed_patterns));
+	json_object_set_new(o, "want_bytes", json_integer((json_int_t)m->want_bytes));
+	json_object_set_new(o, "chunks", json_integer((json_int_t)m->chunks));
+	json_object_set_new(o, "traffic_bytes", json_integer((json_int_t)m->traffic_bytes));
+	json_object_set_new(o, "test_s", json_real(m->test_s));
+	json_object_set_new(o, "pass_s", m->passes ? json_real(m->pass_s) : json_null());
+	json_object_set_new(o, "gbs", m->test_s > 0
+					  ? json_real((double)m->traffic_bytes / m->test_s / 1e9)
+					  : json_null());
+	a = json_array();
+	for (i = 0; i < BURN_MEM_PATTERNS; i++)
+		json_array_append_new(a, json_string(burn_memtest_pattern_name(i)));
+	json_object_set_new(o, "patterns", a);
 	return o;
 }
 

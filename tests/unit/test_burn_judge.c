@@ -182,6 +182,69 @@ static void test_nan_and_memory(void)
 	CHECK(f && f->sev == SEV_FAIL && evidence_has(f, "wrong: 9") && !find("burn.pass", 0));
 }
 
+/* The memory finding names the ranges in hex, the patterns, what was tested, and the ECC and
+ * remap deltas of the memory phase's samples only (the compute phase's rise is not its). */
+static void test_memory_evidence(void)
+{
+	struct burn_memtest mem;
+	struct burn_gpu_run g;
+	const struct finding *f;
+	size_t i;
+
+	memset(&mem, 0, sizeof(mem));
+	mem.bytes = 120ull << 30;
+	mem.free_bytes = 133ull << 30;
+	mem.chunks = 120;
+	mem.passes = 3;
+	mem.words_checked = 3ull * 7 * (mem.bytes / 8);
+	mem.errors = 7;
+	mem.nbad = 2;
+	mem.bad[0].first = mem.bad[0].last = 0x9a00000;
+	mem.bad[0].words = 3;
+	mem.bad[1].first = 0x1234000;
+	mem.bad[1].last = 0x1235ff8;
+	mem.bad[1].words = 2;
+	str_copy(mem.failed_patterns, "walking-ones,moving-inversions",
+		 sizeof(mem.failed_patterns));
+	healthy(tl[0], NS);
+	for (i = 0; i < NS; i++)
+		tl[0][i].phase = i < 20 ? BURN_MODE_MEMORY : BURN_MODE_COMPUTE;
+	for (i = 10; i < NS; i++)
+		set(&tl[0][i].ecc_corrected, 6); /* +2 during the memory phase */
+	for (i = 30; i < NS; i++)
+		set(&tl[0][i].ecc_uncorrected, 1); /* during compute: not the memory phase's */
+	g = gpu(0, tl[0], NS);
+	g.mem = &mem;
+	g.c.mem_errors = mem.errors;
+	judge(&g, 1);
+	f = find("burn.memory_errors", 0);
+	CHECK(f && f->sev == SEV_FAIL && evidence_has(f, "wrong: 7"));
+	CHECK(evidence_has(f, "0x9a00000 (3 reads)") &&
+	      evidence_has(f, "0x1234000-0x1235ff8 (2 reads)"));
+	CHECK(evidence_has(f, "2 more failing reads past the offsets recorded"));
+	CHECK(evidence_has(f, "patterns that saw errors: walking-ones,moving-inversions"));
+	CHECK(evidence_has(f, "tested: 120.00 GiB (90 % of 133.00 GiB free) in 120 chunks, 3 "
+			      "complete passes"));
+	CHECK(evidence_has(f, "during the memory phase (20 samples): volatile ECC corrected +2, "
+			      "uncorrected +0; rows remapped for uncorrectable errors +0; remap "
+			      "pending clear, remap failure clear"));
+
+	/* no sample in the memory phase: no ECC line; a clean memory test passes and says so */
+	for (i = 0; i < NS; i++)
+		tl[0][i].phase = BURN_MODE_COMPUTE;
+	judge(&g, 1);
+	CHECK(!evidence_has(find("burn.memory_errors", 0), "during the memory phase"));
+	healthy(tl[0], NS);
+	memset(&mem, 0, sizeof(mem));
+	mem.bytes = 1ull << 30;
+	mem.passes = 2;
+	mem.words_checked = 2 * 7 * (mem.bytes / 8);
+	g = gpu(0, tl[0], NS);
+	g.mem = &mem;
+	judge(&g, 1);
+	CHECK(evidence_has(find("burn.pass", 0), "memory test: 1.00 GiB, 2 complete passes"));
+}
+
 /* ECC counters rising mid-run: uncorrected fails, corrected alone warns, with the times. */
 static void test_ecc_mid_run(void)
 {
@@ -803,6 +866,7 @@ int main(void)
 	RUN(test_healthy_passes);
 	RUN(test_wrong_results);
 	RUN(test_nan_and_memory);
+	RUN(test_memory_evidence);
 	RUN(test_ecc_mid_run);
 	RUN(test_remap);
 	RUN(test_xid);

@@ -610,6 +610,59 @@ static void k_burn_inject(void **a)
 			((uint16_t *)p)[i] = (uint16_t)w;
 	}
 }
+/* memtest.cu's kernels, word by word in the same order (descending too) */
+#include "../../../src/kernels/memtest_pattern.h"
+
+static void mt_record(uint64_t *res, uint64_t word)
+{
+	if (res[1] < GV_MT_SLOTS)
+		res[2 + res[1]] = word;
+	res[1]++;
+}
+static void k_mt_write(void **a)
+{
+	uint64_t *p = PTR(0, uint64_t), base = ARG(4, uint64_t), arg = ARG(3, uint64_t);
+	size_t n = ARG(1, size_t), i;
+	int pat = ARG(2, int);
+
+	for (i = 0; i < n; i++)
+		p[i] = gv_mt_word(pat, arg, base + i, (uint64_t)(uintptr_t)(p + i));
+}
+static void k_mt_verify(void **a)
+{
+	const uint64_t *p = PTR(0, uint64_t);
+	uint64_t base = ARG(4, uint64_t), arg = ARG(3, uint64_t), *res = PTR(5, uint64_t);
+	size_t n = ARG(1, size_t), i;
+	int pat = ARG(2, int);
+
+	for (i = 0; i < n; i++)
+		if (p[i] != gv_mt_word(pat, arg, base + i, (uint64_t)(uintptr_t)(p + i))) {
+			res[0]++;
+			mt_record(res, base + i);
+		}
+}
+static void k_mt_invert(void **a)
+{
+	uint64_t *p = PTR(0, uint64_t), base = ARG(4, uint64_t), arg = ARG(3, uint64_t);
+	uint64_t *res = PTR(6, uint64_t);
+	size_t n = ARG(1, size_t), j;
+	int pat = ARG(2, int), desc = ARG(5, int);
+
+	for (j = 0; j < n; j++) {
+		size_t i = desc ? n - 1 - j : j;
+		uint64_t want = gv_mt_word(pat, arg, base + i, (uint64_t)(uintptr_t)(p + i));
+
+		if (p[i] != want) {
+			res[0]++;
+			mt_record(res, base + i);
+		}
+		p[i] = ~want;
+	}
+}
+static void k_mt_stick(void **a)
+{
+	PTR(0, uint64_t)[ARG(1, size_t)] |= 1ull << ARG(2, int);
+}
 
 static const struct {
 	const char *name;
@@ -631,6 +684,10 @@ static const struct {
 	{"gv_axpy", k_axpy, 0},
 	{"gv_burn_compare", k_burn_compare, -1},
 	{"gv_burn_inject", k_burn_inject, -1},
+	{"gv_mt_write", k_mt_write, 0},
+	{"gv_mt_verify", k_mt_verify, -1},
+	{"gv_mt_invert", k_mt_invert, 0},
+	{"gv_mt_stick", k_mt_stick, -1},
 	{"gv_copy_gs4", k_copy, 0},
 	{"gv_copy_gs8", k_copy, 0},
 	{"gv_copy_bt4", k_copy, 0},
