@@ -22,9 +22,9 @@
 #include "../util/util.h"
 #include "sample.h"
 
-#define SLOW_NS 1000000000LL   /* PCIe and NVLink rates: counters read every second */
+#define SLOW_NS      1000000000LL /* PCIe and NVLink rates: counters read every second */
 #define FIND_WAIT_NS 3000000000LL /* the user's GPU processes: NVML's first lists */
-#define MAPS_MAX (64u << 20)
+#define MAPS_MAX     (64u << 20)
 
 /* A process or thread seen at the previous tick: its CPU ticks and bytes read, keyed by PID
  * and start time so a reused PID starts afresh. */
@@ -42,7 +42,7 @@ struct seen_set {
 
 struct host_prev {
 	struct seen_set procs, threads;
-	int64_t t_ns; /* 0: no previous tick */
+	int64_t t_ns;                  /* 0: no previous tick */
 	int64_t psi_cpu_us, psi_io_us; /* -1 unreadable */
 	int64_t cg_throttled_us;
 	uint64_t stat_busy, stat_total; /* /proc/stat, clock ticks */
@@ -57,11 +57,11 @@ struct sampler {
 	unsigned roots[ADV_MAX_PROCS]; /* the job's roots: named PIDs, the started command, or the
 					  GPU processes found */
 	size_t nroots;
-	unsigned *tree;	  /* the roots and their descendants, this tick */
+	unsigned *tree; /* the roots and their descendants, this tick */
 	size_t ntree;
 	int map[ADV_MAX_GPUS]; /* timeline GPU -> snapshot position */
-	char cgroup[512];  /* the main process's cgroup folder under /sys/fs/cgroup, "" none */
-	int cg_version;	   /* 2, 1, 0 unknown */
+	char cgroup[512];      /* the main process's cgroup folder under /sys/fs/cgroup, "" none */
+	int cg_version;        /* 2, 1, 0 unknown */
 	struct host_prev prev;
 	long hz;
 };
@@ -85,8 +85,7 @@ int64_t adv_pcie_peak_bytes_s(int gen, int width)
 {
 	/* usable bytes per second per lane after the line encoding: 8b/10b up to gen 2,
 	 * 128b/130b from gen 3 (gen 6's FLIT mode is close to that) */
-	static const double lane_bytes_s[] = {0, 250e6, 500e6, 984.6e6, 1969.2e6, 3938.5e6,
-					      7877e6};
+	static const double lane_bytes_s[] = {0, 250e6, 500e6, 984.6e6, 1969.2e6, 3938.5e6, 7877e6};
 
 	if (gen <= 0 || gen >= (int)ARRAY_SIZE(lane_bytes_s) || width <= 0)
 		return 0;
@@ -227,12 +226,14 @@ static void read_cgroup(struct sampler *sm, unsigned pid)
 			str_fmt(sm->cgroup, sizeof(sm->cgroup), "/sys/fs/cgroup%s",
 				strcmp(rel, "/") ? rel : "");
 			sm->cg_version = 2;
-		} else if (strstr(rest, ":cpu,") || strstr(rest, ",cpu:") || strstr(rest, ":cpu:")) {
+		} else if (strstr(rest, ":cpu,") || strstr(rest, ",cpu:") ||
+			   strstr(rest, ":cpu:")) {
 			rel = strchr(rest + 1, ':');
 			if (!rel)
 				continue;
 			str_fmt(sm->cgroup, sizeof(sm->cgroup), "/sys/fs/cgroup/%.*s%s",
-				(int)(rel - rest - 1), rest + 1, strcmp(rel + 1, "/") ? rel + 1 : "");
+				(int)(rel - rest - 1), rest + 1,
+				strcmp(rel + 1, "/") ? rel + 1 : "");
 			sm->cg_version = 1;
 			break; /* v1's cpu controller wins over the v2 line of a hybrid */
 		}
@@ -281,8 +282,7 @@ static int64_t cg_throttled_us(const struct sampler *sm)
 		return -1;
 	if ((p = strstr(text, "throttled_usec ")) && parse_u64_prefix(p + 15, 10, &v, &p) == 0)
 		out = (int64_t)v;
-	else if ((p = strstr(text, "throttled_time ")) &&
-		 parse_u64_prefix(p + 15, 10, &v, &p) == 0)
+	else if ((p = strstr(text, "throttled_time ")) && parse_u64_prefix(p + 15, 10, &v, &p) == 0)
 		out = (int64_t)(v / 1000);
 	free(text);
 	return out;
@@ -448,8 +448,8 @@ static void host_tick(struct sampler *sm, struct adv_tick *t, int64_t now)
 		if (pv->stat_ok && stotal > pv->stat_total && sbusy >= pv->stat_busy &&
 		    sm->tl->ncpus > 0)
 			set_pct(&t->h.host_busy_pct, (double)(sbusy - pv->stat_busy) * 100.0 *
-							     sm->tl->ncpus /
-							     (double)(stotal - pv->stat_total));
+							 sm->tl->ncpus /
+							 (double)(stotal - pv->stat_total));
 		pv->stat_busy = sbusy;
 		pv->stat_total = stotal;
 		pv->stat_ok = true;
@@ -595,7 +595,7 @@ static void gpu_facts(struct sampler *sm)
 		f->pcie_max_width = mg->g.st.pcie_width_max;
 		/* everything not VAL_OK reads as "not read" */
 		struct num *all[] = {&f->mem_total_bytes, &f->power_limit_mw, &f->sm_max_mhz,
-				     &f->pcie_gen,	  &f->pcie_width,     &f->pcie_max_gen,
+				     &f->pcie_gen,        &f->pcie_width,     &f->pcie_max_gen,
 				     &f->pcie_max_width};
 		size_t a;
 
@@ -605,8 +605,8 @@ static void gpu_facts(struct sampler *sm)
 		f->pcie_peak_bytes_s.st = VAL_NA;
 		/* the link as it could train (a GPU at rest drops to gen 1) */
 		peak = num_ok(&f->pcie_max_gen) && num_ok(&f->pcie_max_width)
-			       ? adv_pcie_peak_bytes_s((int)f->pcie_max_gen.v, (int)f->pcie_max_width.v)
-			       : 0;
+			   ? adv_pcie_peak_bytes_s((int)f->pcie_max_gen.v, (int)f->pcie_max_width.v)
+			   : 0;
 		if (peak > 0)
 			num_set(&f->pcie_peak_bytes_s, peak);
 		f->gpm = num_ok(&mg->gpm_supported) && mg->gpm_supported.v;
@@ -676,7 +676,8 @@ static int find_job(struct sampler *sm, struct err *e)
 		seq = collector_wait(sm->c, seq, 200);
 		collector_copy(sm->c, &sm->s);
 		if (sm->s.stalled)
-			return err_set(e, EXIT_ERROR, "NVML stopped answering: %s", sm->s.stall_msg);
+			return err_set(e, EXIT_ERROR, "NVML stopped answering: %s",
+				       sm->s.stall_msg);
 		/* the process lists come with the second tick: per-process utilisation needs a
 		 * previous sample */
 		if (sm->s.seq >= 2 && job_procs(sm, id.uid, all_users) > 0)
@@ -688,16 +689,17 @@ static int find_job(struct sampler *sm, struct err *e)
 	}
 	if (job_procs(sm, id.uid, all_users) == 0) {
 		if (o->launched) {
-			err_set(e, EXIT_UNAVAILABLE,
-				"the command held no GPU after %lld s",
+			err_set(e, EXIT_UNAVAILABLE, "the command held no GPU after %lld s",
 				(long long)(o->wait_ns / 1000000000LL));
-			err_hint(e, "check that it uses the GPU (CUDA_VISIBLE_DEVICES, -i), or give "
-				    "it longer with --wait SEC");
+			err_hint(e,
+				 "check that it uses the GPU (CUDA_VISIBLE_DEVICES, -i), or give "
+				 "it longer with --wait SEC");
 		} else if (o->npids) {
 			err_set(e, EXIT_UNAVAILABLE, "process %u holds no GPU%s", o->pids[0],
 				o->npids > 1 ? ", nor do the others named" : "");
-			err_hint(e, "name the training process (gpuvet top lists GPU processes), or "
-				    "start it under advise: gpuvet advise -- python train.py");
+			err_hint(e,
+				 "name the training process (gpuvet top lists GPU processes), or "
+				 "start it under advise: gpuvet advise -- python train.py");
 		} else {
 			err_set(e, EXIT_UNAVAILABLE, "no GPU process of %s is running",
 				all_users ? "any user" : "yours");

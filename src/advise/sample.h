@@ -20,14 +20,14 @@
 #define ADV_TICK_DEFAULT_NS 100000000LL
 
 struct adv_sample_opts {
-	const unsigned *pids;	/* the job as named on the command line; npids 0: found */
+	const unsigned *pids; /* the job as named on the command line; npids 0: found */
 	size_t npids;
-	unsigned launched;	/* the PID of the command advise started, 0 none: the job is
-				   it and its descendants once one of them holds a GPU */
-	const char *ids;	/* only these GPUs (gpu/select.h); NULL all */
-	int64_t tick_ns;	/* 0: ADV_TICK_DEFAULT_NS */
-	int64_t duration_ns;	/* how long to sample once the job is found */
-	int64_t wait_ns;	/* how long to wait for the job's first GPU context */
+	unsigned launched;   /* the PID of the command advise started, 0 none: the job is
+				it and its descendants once one of them holds a GPU */
+	const char *ids;     /* only these GPUs (gpu/select.h); NULL all */
+	int64_t tick_ns;     /* 0: ADV_TICK_DEFAULT_NS */
+	int64_t duration_ns; /* how long to sample once the job is found */
+	int64_t wait_ns;     /* how long to wait for the job's first GPU context */
 	/* Called while waiting for the job (tl->nticks 0) and after every tick with the time
 	 * left; returning false stops sampling (Ctrl-C, the started command ended). May be NULL. */
 	bool (*progress)(void *arg, const struct adv_timeline *tl, int64_t left_ns);

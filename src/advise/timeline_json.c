@@ -21,27 +21,48 @@ struct num_field {
 	size_t off;
 };
 
-#define GF(f) {#f, offsetof(struct adv_gpu_tick, f)}
+#define GF(f)                                                                                      \
+	{                                                                                          \
+#f, offsetof(struct adv_gpu_tick, f)                                               \
+	}
 static const struct num_field gpu_tick_fields[] = {
-	GF(util_pct),	       GF(sm_active_pct),     GF(sm_occupancy_pct), GF(tensor_active_pct),
-	GF(dram_active_pct),   GF(pcie_rx_bytes_s),   GF(pcie_tx_bytes_s),  GF(nvlink_rx_bytes_s),
-	GF(nvlink_tx_bytes_s), GF(power_mw),	      GF(sm_mhz),	    GF(clock_events),
-	GF(temp_c),	       GF(mem_used_bytes),    GF(job_mem_bytes),    GF(job_sm_pct),
+    GF(util_pct),
+    GF(sm_active_pct),
+    GF(sm_occupancy_pct),
+    GF(tensor_active_pct),
+    GF(dram_active_pct),
+    GF(pcie_rx_bytes_s),
+    GF(pcie_tx_bytes_s),
+    GF(nvlink_rx_bytes_s),
+    GF(nvlink_tx_bytes_s),
+    GF(power_mw),
+    GF(sm_mhz),
+    GF(clock_events),
+    GF(temp_c),
+    GF(mem_used_bytes),
+    GF(job_mem_bytes),
+    GF(job_sm_pct),
 };
 #undef GF
 
-#define HF(f) {#f, offsetof(struct adv_host_tick, f)}
+#define HF(f)                                                                                      \
+	{                                                                                          \
+#f, offsetof(struct adv_host_tick, f)                                              \
+	}
 static const struct num_field host_tick_fields[] = {
-	HF(tree_cpu_pct),     HF(main_cpu_pct),	    HF(main_thread_max_pct), HF(workers),
-	HF(workers_cpu_pct),  HF(workers_busy),	    HF(tree_blocked_io),     HF(read_bytes_s),
-	HF(cpu_pressure_pct), HF(io_pressure_pct), HF(cg_throttled_pct),    HF(host_busy_pct),
+    HF(tree_cpu_pct),     HF(main_cpu_pct),    HF(main_thread_max_pct), HF(workers),
+    HF(workers_cpu_pct),  HF(workers_busy),    HF(tree_blocked_io),     HF(read_bytes_s),
+    HF(cpu_pressure_pct), HF(io_pressure_pct), HF(cg_throttled_pct),    HF(host_busy_pct),
 };
 #undef HF
 
-#define FF(f) {#f, offsetof(struct adv_gpu_facts, f)}
+#define FF(f)                                                                                      \
+	{                                                                                          \
+#f, offsetof(struct adv_gpu_facts, f)                                              \
+	}
 static const struct num_field gpu_fact_fields[] = {
-	FF(mem_total_bytes), FF(power_limit_mw), FF(sm_max_mhz),     FF(pcie_gen),
-	FF(pcie_width),	     FF(pcie_max_gen),	 FF(pcie_max_width), FF(pcie_peak_bytes_s),
+    FF(mem_total_bytes), FF(power_limit_mw), FF(sm_max_mhz),     FF(pcie_gen),
+    FF(pcie_width),      FF(pcie_max_gen),   FF(pcie_max_width), FF(pcie_peak_bytes_s),
 };
 #undef FF
 
@@ -120,11 +141,11 @@ char *adv_timeline_to_json(const struct adv_timeline *tl)
 		json_t *o = json_object(), *tg = json_array();
 
 		json_object_set_new(o, "t_ns", json_integer(t->t_ns));
-		json_object_set_new(o, "host",
-				    nums_json(&t->h, host_tick_fields, ARRAY_SIZE(host_tick_fields)));
+		json_object_set_new(
+		    o, "host", nums_json(&t->h, host_tick_fields, ARRAY_SIZE(host_tick_fields)));
 		for (g = 0; g < tl->ngpus; g++)
-			json_array_append_new(tg, nums_json(&t->g[g], gpu_tick_fields,
-							    ARRAY_SIZE(gpu_tick_fields)));
+			json_array_append_new(
+			    tg, nums_json(&t->g[g], gpu_tick_fields, ARRAY_SIZE(gpu_tick_fields)));
 		json_object_set_new(o, "gpus", tg);
 		json_array_append_new(ticks, o);
 	}
@@ -154,7 +175,7 @@ struct rd {
 };
 
 static int bad(struct rd *r, const char *field, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static int bad(struct rd *r, const char *field, const char *fmt, ...)
 {
@@ -177,7 +198,8 @@ static int only_keys(struct rd *r, json_t *o, const char *const *names, size_t n
 	json_t *v;
 	size_t i;
 
-	json_object_foreach(o, key, v) {
+	json_object_foreach(o, key, v)
+	{
 		bool known = false;
 
 		for (i = 0; i < n && !known; i++)
@@ -210,8 +232,7 @@ static int get_arr(struct rd *r, json_t *o, const char *name, json_t **out)
 	return 0;
 }
 
-static int get_int(struct rd *r, json_t *o, const char *name, int64_t lo, int64_t hi,
-		   int64_t *out)
+static int get_int(struct rd *r, json_t *o, const char *name, int64_t lo, int64_t hi, int64_t *out)
 {
 	json_t *v = json_object_get(o, name);
 
@@ -303,7 +324,8 @@ static int read_job(struct rd *r, json_t *root, struct adv_timeline *tl)
 	if (json_array_size(pids) > ADV_MAX_PROCS)
 		return bad(r, "pids", "%zu processes, at most %d", json_array_size(pids),
 			   ADV_MAX_PROCS);
-	json_array_foreach(pids, i, v) {
+	json_array_foreach(pids, i, v)
+	{
 		if (!json_is_integer(v) || json_integer_value(v) <= 0 ||
 		    json_integer_value(v) > UINT32_MAX)
 			return bad(r, "pids", "element %zu is not a PID", i);
@@ -346,7 +368,8 @@ static int read_gpus(struct rd *r, json_t *root, struct adv_timeline *tl)
 		return -1;
 	if (json_array_size(gpus) > ADV_MAX_GPUS)
 		return bad(r, "gpus", "%zu GPUs, at most %d", json_array_size(gpus), ADV_MAX_GPUS);
-	json_array_foreach(gpus, i, o) {
+	json_array_foreach(gpus, i, o)
+	{
 		struct adv_gpu_facts *gf = &tl->gpus[i];
 
 		str_fmt(r->at, sizeof(r->at), "gpus[%zu]", i);
@@ -376,7 +399,8 @@ static int read_ticks(struct rd *r, json_t *root, struct adv_timeline *tl)
 
 	if (get_arr(r, root, "ticks", &ticks) != 0)
 		return -1;
-	json_array_foreach(ticks, i, o) {
+	json_array_foreach(ticks, i, o)
+	{
 		struct adv_tick *t;
 
 		str_fmt(r->at, sizeof(r->at), "ticks[%zu]", i);
@@ -396,10 +420,11 @@ static int read_ticks(struct rd *r, json_t *root, struct adv_timeline *tl)
 				   tl->ngpus);
 		t = adv_tick_add(tl, t_ns);
 		str_fmt(r->at, sizeof(r->at), "ticks[%zu].host", i);
-		if (get_nums(r, h, &t->h, host_tick_fields, ARRAY_SIZE(host_tick_fields), NULL, 0) !=
-		    0)
+		if (get_nums(r, h, &t->h, host_tick_fields, ARRAY_SIZE(host_tick_fields), NULL,
+			     0) != 0)
 			return -1;
-		json_array_foreach(tg, g, go) {
+		json_array_foreach(tg, g, go)
+		{
 			str_fmt(r->at, sizeof(r->at), "ticks[%zu].gpus[%zu]", i, g);
 			if (get_nums(r, go, &t->g[g], gpu_tick_fields, ARRAY_SIZE(gpu_tick_fields),
 				     NULL, 0) != 0)
@@ -419,7 +444,8 @@ static int read_util(struct rd *r, json_t *root, struct adv_timeline *tl)
 
 	if (get_arr(r, root, "util_samples", &util) != 0)
 		return -1;
-	json_array_foreach(util, i, s) {
+	json_array_foreach(util, i, s)
+	{
 		str_fmt(r->at, sizeof(r->at), "util_samples[%zu]", i);
 		if (json_unpack(s, "[Iii!]", &t_ns, &gpu, &pct) != 0)
 			return bad(r, "", "expected [t_ns, gpu, pct]");
@@ -450,8 +476,8 @@ static int read_cost(struct rd *r, json_t *root, struct adv_timeline *tl)
 
 int adv_timeline_from_json(const char *text, size_t len, struct adv_timeline *tl, struct err *e)
 {
-	static const char *const keys[] = {"gpuvet_advise_timeline", "job", "machine", "gpus",
-					   "ticks", "util_samples", "cost"};
+	static const char *const keys[] = {
+	    "gpuvet_advise_timeline", "job", "machine", "gpus", "ticks", "util_samples", "cost"};
 	struct rd r = {.e = e};
 	json_error_t je;
 	json_t *root;
@@ -461,14 +487,15 @@ int adv_timeline_from_json(const char *text, size_t len, struct adv_timeline *tl
 	memset(tl, 0, sizeof(*tl));
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
 	if (!root)
-		return err_set(e, EXIT_ERROR, "bad advise timeline: not JSON: %s (line %d)", je.text,
-			       je.line);
+		return err_set(e, EXIT_ERROR, "bad advise timeline: not JSON: %s (line %d)",
+			       je.text, je.line);
 	if (!json_is_object(root)) {
 		bad(&r, "", "expected an object");
 		goto out;
 	}
 	if (!json_object_get(root, "gpuvet_advise_timeline")) {
-		err_set(e, EXIT_ERROR, "not an advise timeline: no \"gpuvet_advise_timeline\" field");
+		err_set(e, EXIT_ERROR,
+			"not an advise timeline: no \"gpuvet_advise_timeline\" field");
 		err_hint(e, "make one with 'gpuvet advise --record FILE'");
 		goto out;
 	}

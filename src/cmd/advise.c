@@ -27,36 +27,36 @@
 #include "cmd.h"
 
 static const char usage[] =
-	"usage: gpuvet advise [PID...] [-i IDS] [--duration SEC] [--interval MS] [--json]\n"
-	"                     [--html FILE] [--record FILE]\n"
-	"       gpuvet advise [options] -- COMMAND [ARG...]\n"
-	"       gpuvet advise --from FILE [--json] [--html FILE]\n"
-	"\n"
-	"Why a job underuses its GPU, from outside the process: samples the GPU (utilisation,\n"
-	"GPM's SM activity, PCIe and NVLink traffic, clocks, memory) and the job's host side\n"
-	"(CPU of its main process, busiest thread and data-loader workers, I/O, pressure,\n"
-	"cgroup throttling) every tick, then prints the bottlenecks it found, worst first, each\n"
-	"with the measured evidence and the fix. Without PID: the GPU processes of the calling\n"
-	"user (every user's for root). With -- COMMAND: starts it (it keeps the terminal),\n"
-	"waits until it holds a GPU, samples, reports, waits for it to end and exits with its\n"
-	"status.\n"
-	"\n"
-	"options:\n"
-	"  -i, --id IDS        only these GPUs: index, UUID or PCI bus id (comma-separated)\n"
-	"  -d, --duration SEC  how long to sample (default 30, 1 to 3600)\n"
-	"      --interval MS   the tick (default 100, 50 to 1000)\n"
-	"      --wait SEC      with -- COMMAND: how long to wait for its first GPU context\n"
-	"                      (default 300)\n"
-	"  -j, --json          print the report as JSON\n"
-	"      --html FILE     also write a page with the timelines the verdict rests on\n"
-	"      --record FILE   also save the sampled timeline (JSON), for --from\n"
-	"      --from FILE     diagnose a saved timeline; nothing is sampled\n"
-	"  -h, --help          this help\n"
-	"\n"
-	"Exit status: 0 nothing holds the job back, 1 a bottleneck was found, 2 a severe one,\n"
-	"3 a file cannot be read or written, 4 bad command line, 5 no GPU process to advise on.\n"
-	"With -- COMMAND: the command's own exit status. Ctrl-C stops the sampling and reports\n"
-	"what was sampled (the command gets Ctrl-C too).\n";
+    "usage: gpuvet advise [PID...] [-i IDS] [--duration SEC] [--interval MS] [--json]\n"
+    "                     [--html FILE] [--record FILE]\n"
+    "       gpuvet advise [options] -- COMMAND [ARG...]\n"
+    "       gpuvet advise --from FILE [--json] [--html FILE]\n"
+    "\n"
+    "Why a job underuses its GPU, from outside the process: samples the GPU (utilisation,\n"
+    "GPM's SM activity, PCIe and NVLink traffic, clocks, memory) and the job's host side\n"
+    "(CPU of its main process, busiest thread and data-loader workers, I/O, pressure,\n"
+    "cgroup throttling) every tick, then prints the bottlenecks it found, worst first, each\n"
+    "with the measured evidence and the fix. Without PID: the GPU processes of the calling\n"
+    "user (every user's for root). With -- COMMAND: starts it (it keeps the terminal),\n"
+    "waits until it holds a GPU, samples, reports, waits for it to end and exits with its\n"
+    "status.\n"
+    "\n"
+    "options:\n"
+    "  -i, --id IDS        only these GPUs: index, UUID or PCI bus id (comma-separated)\n"
+    "  -d, --duration SEC  how long to sample (default 30, 1 to 3600)\n"
+    "      --interval MS   the tick (default 100, 50 to 1000)\n"
+    "      --wait SEC      with -- COMMAND: how long to wait for its first GPU context\n"
+    "                      (default 300)\n"
+    "  -j, --json          print the report as JSON\n"
+    "      --html FILE     also write a page with the timelines the verdict rests on\n"
+    "      --record FILE   also save the sampled timeline (JSON), for --from\n"
+    "      --from FILE     diagnose a saved timeline; nothing is sampled\n"
+    "  -h, --help          this help\n"
+    "\n"
+    "Exit status: 0 nothing holds the job back, 1 a bottleneck was found, 2 a severe one,\n"
+    "3 a file cannot be read or written, 4 bad command line, 5 no GPU process to advise on.\n"
+    "With -- COMMAND: the command's own exit status. Ctrl-C stops the sampling and reports\n"
+    "what was sampled (the command gets Ctrl-C too).\n";
 
 struct advise_opts {
 	unsigned pids[ADV_MAX_PROCS];
@@ -127,16 +127,11 @@ static bool on_progress(void *arg, const struct adv_timeline *tl, int64_t left_n
 static int parse_opts(int argc, char **argv, struct advise_opts *o)
 {
 	static const struct option opts[] = {
-		{"id", required_argument, NULL, 'i'},
-		{"duration", required_argument, NULL, 'd'},
-		{"interval", required_argument, NULL, 'I'},
-		{"wait", required_argument, NULL, 'W'},
-		{"json", no_argument, NULL, 'j'},
-		{"html", required_argument, NULL, 'H'},
-		{"record", required_argument, NULL, 'R'},
-		{"from", required_argument, NULL, 'F'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"id", required_argument, NULL, 'i'},       {"duration", required_argument, NULL, 'd'},
+	    {"interval", required_argument, NULL, 'I'}, {"wait", required_argument, NULL, 'W'},
+	    {"json", no_argument, NULL, 'j'},           {"html", required_argument, NULL, 'H'},
+	    {"record", required_argument, NULL, 'R'},   {"from", required_argument, NULL, 'F'},
+	    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
 	};
 	struct err e;
 	int opt, i, nopt = argc;
@@ -166,22 +161,24 @@ static int parse_opts(int argc, char **argv, struct advise_opts *o)
 			double sec = strtod(optarg, &end);
 
 			if (!end || *end || !(sec >= 1) || sec > 3600)
-				return cmd_usage_error(&cmd_advise,
-						       "--duration takes 1 to 3600 seconds, not '%s'",
-						       optarg);
+				return cmd_usage_error(
+				    &cmd_advise, "--duration takes 1 to 3600 seconds, not '%s'",
+				    optarg);
 			o->duration_ns = (int64_t)(sec * 1e9);
 			break;
 		}
 		case 'I':
 			if (parse_i64(optarg, &v) != 0 || v < 50 || v > 1000)
 				return cmd_usage_error(&cmd_advise,
-						       "--interval takes 50 to 1000 ms, not '%s'", optarg);
+						       "--interval takes 50 to 1000 ms, not '%s'",
+						       optarg);
 			o->tick_ns = v * 1000000;
 			break;
 		case 'W':
 			if (parse_i64(optarg, &v) != 0 || v < 1 || v > 86400)
 				return cmd_usage_error(&cmd_advise,
-						       "--wait takes 1 to 86400 seconds, not '%s'", optarg);
+						       "--wait takes 1 to 86400 seconds, not '%s'",
+						       optarg);
 			o->wait_ns = v * 1000000000LL;
 			break;
 		case 'j': o->json = true; break;
@@ -207,7 +204,8 @@ static int parse_opts(int argc, char **argv, struct advise_opts *o)
 		return cmd_usage_error(&cmd_advise, "--from reads a saved timeline: no PID, "
 						    "-- COMMAND, -i or --record with it");
 	if (o->cmd && gopts.replay)
-		return cmd_usage_error(&cmd_advise, "-- COMMAND starts a real job: not with --replay");
+		return cmd_usage_error(&cmd_advise,
+				       "-- COMMAND starts a real job: not with --replay");
 	return -1;
 }
 
@@ -380,8 +378,8 @@ static int run_advise(int argc, char **argv)
 }
 
 const struct cmd cmd_advise = {
-	.name = "advise",
-	.summary = "why a running job underuses its GPU, and what to change",
-	.usage = usage,
-	.run = run_advise,
+    .name = "advise",
+    .summary = "why a running job underuses its GPU, and what to change",
+    .usage = usage,
+    .run = run_advise,
 };

@@ -147,13 +147,15 @@ void advise_print_text(const struct adv_timeline *tl, const struct findings *fs,
 		fprintf(out, "  workers n/a");
 	fprintf(out, "\n");
 	if (fs->n == 0)
-		fprintf(out, "findings: none: nothing here holds the job back from the outside view\n");
+		fprintf(out,
+			"findings: none: nothing here holds the job back from the outside view\n");
 	else
 		fprintf(out, "findings, worst first:\n");
 	for (j = 0; j < fs->n; j++) {
 		const struct finding *f = &fs->v[j];
 
-		fprintf(out, "  %zu. %-4s %s: %s\n", j + 1, sev_word(f->sev), f->def->id, f->summary);
+		fprintf(out, "  %zu. %-4s %s: %s\n", j + 1, sev_word(f->sev), f->def->id,
+			f->summary);
 		for (k = 0; k < f->nevidence; k++)
 			fprintf(out, "       %s\n", f->evidence[k]);
 		if (f->fix)
@@ -172,7 +174,8 @@ static json_t *num_or_null(double v)
 void advise_print_json(const struct adv_timeline *tl, const struct findings *fs, FILE *out)
 {
 	json_t *root = json_object(), *job = json_object(), *sum = json_object();
-	json_t *gpus = json_array(), *pids = json_array(), *fa = json_array(), *cost = json_object();
+	json_t *gpus = json_array(), *pids = json_array(), *fa = json_array(),
+	       *cost = json_object();
 	struct summary s;
 	size_t j;
 	int g, k;
@@ -193,16 +196,17 @@ void advise_print_json(const struct adv_timeline *tl, const struct findings *fs,
 
 	json_object_set_new(sum, "ticks", json_integer((json_int_t)tl->nticks));
 	json_object_set_new(sum, "tick_ms", json_integer(tl->tick_ns / 1000000));
-	json_object_set_new(sum, "seconds",
-			    json_real(tl->nticks ? (double)tl->ticks[tl->nticks - 1].t_ns / 1e9 : 0));
+	json_object_set_new(
+	    sum, "seconds",
+	    json_real(tl->nticks ? (double)tl->ticks[tl->nticks - 1].t_ns / 1e9 : 0));
 	json_object_set_new(sum, "gpu_util_pct", num_or_null(stat_mean(&s.util)));
 	json_object_set_new(sum, "gpu_idle_ticks_pct",
 			    s.util.n ? num_or_null((double)s.util.zero * 100.0 / (double)s.util.n)
 				     : json_null());
 	json_object_set_new(sum, "sm_active_pct", num_or_null(stat_mean(&s.sm_active)));
 	json_object_set_new(sum, "main_cpu_pct", num_or_null(stat_mean(&s.main_cpu)));
-	json_object_set_new(sum, "workers", s.workers.n ? json_integer((json_int_t)s.workers.max)
-							: json_null());
+	json_object_set_new(sum, "workers",
+			    s.workers.n ? json_integer((json_int_t)s.workers.max) : json_null());
 	json_object_set_new(sum, "workers_cpu_pct", num_or_null(stat_mean(&s.workers_cpu)));
 	json_object_set_new(root, "summary", sum);
 
@@ -234,9 +238,9 @@ void advise_print_json(const struct adv_timeline *tl, const struct findings *fs,
 /* ---- the page ----------------------------------------------------------------------------- */
 
 static const char page_css[] =
-	"body{font-family:sans-serif;max-width:900px;margin:1em auto;color:#222}\n"
-	"figure{margin:1em 0}.na{color:#777}pre{background:#f4f4f4;padding:.5em}\n"
-	".WARN{color:#a60}.FAIL{color:#b00}\n";
+    "body{font-family:sans-serif;max-width:900px;margin:1em auto;color:#222}\n"
+    "figure{margin:1em 0}.na{color:#777}pre{background:#f4f4f4;padding:.5em}\n"
+    ".WARN{color:#a60}.FAIL{color:#b00}\n";
 
 /* One reading of the timeline: a GPU's (gpu >= 0, at byte offset off of adv_gpu_tick) or the
  * host's (gpu < 0, in adv_host_tick). */
@@ -302,9 +306,11 @@ static void plot(struct strbuf *sb, const struct adv_timeline *tl, const char *t
 				continue;
 			}
 			if (!open)
-				sb_addf(sb, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" "
-					    "points=\"",
-					html_color(k));
+				sb_addf(
+				    sb,
+				    "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" "
+				    "points=\"",
+				    html_color(k));
 			sb_addf(sb, "%s%.1f,%.1f", open ? " " : "",
 				html_plot_x(&p, (double)tl->ticks[i].t_ns / 1e9),
 				html_plot_y(&p, (double)n->v / ser[k].scale));
@@ -338,9 +344,9 @@ int advise_write_html(const struct adv_timeline *tl, const struct findings *fs, 
 		      struct err *e)
 {
 	static const struct series cpu[] = {
-		{"main process", -1, offsetof(struct adv_host_tick, main_cpu_pct), 1},
-		{"its busiest thread", -1, offsetof(struct adv_host_tick, main_thread_max_pct), 1},
-		{"workers", -1, offsetof(struct adv_host_tick, workers_cpu_pct), 1},
+	    {"main process", -1, offsetof(struct adv_host_tick, main_cpu_pct), 1},
+	    {"its busiest thread", -1, offsetof(struct adv_host_tick, main_thread_max_pct), 1},
+	    {"workers", -1, offsetof(struct adv_host_tick, workers_cpu_pct), 1},
 	};
 	struct strbuf sb;
 	char title[600];
@@ -367,7 +373,8 @@ int advise_write_html(const struct adv_timeline *tl, const struct findings *fs, 
 	for (j = 0; j < fs->n; j++) {
 		const struct finding *f = &fs->v[j];
 
-		sb_addf(&sb, "<li><b class=\"%s\">%s</b> <code>", sev_word(f->sev), sev_word(f->sev));
+		sb_addf(&sb, "<li><b class=\"%s\">%s</b> <code>", sev_word(f->sev),
+			sev_word(f->sev));
 		html_esc(&sb, f->def->id);
 		sb_adds(&sb, "</code>: ");
 		html_esc(&sb, f->summary);
@@ -392,8 +399,8 @@ int advise_write_html(const struct adv_timeline *tl, const struct findings *fs, 
 	gpu_plot(&sb, tl, "PCIe receive (host to GPU)", "GB/s",
 		 offsetof(struct adv_gpu_tick, pcie_rx_bytes_s), 1e9);
 	plot(&sb, tl, "CPU of the job", "% of one core", cpu, (int)ARRAY_SIZE(cpu));
-	gpu_plot(&sb, tl, "GPU memory of the job", "GiB", offsetof(struct adv_gpu_tick, job_mem_bytes),
-		 1073741824.0);
+	gpu_plot(&sb, tl, "GPU memory of the job", "GiB",
+		 offsetof(struct adv_gpu_tick, job_mem_bytes), 1073741824.0);
 	html_page_end(&sb);
 	rc = file_replace(path, sb.buf, sb.len, 0644, e);
 	sb_release(&sb);

@@ -30,7 +30,8 @@ static void fill(struct adv_timeline *tl)
 	for (i = 0; i < 2; i++) {
 		tl->gpus[i].index = i;
 		snprintf(tl->gpus[i].name, sizeof(tl->gpus[i].name), "NVIDIA H200");
-		snprintf(tl->gpus[i].bus_id, sizeof(tl->gpus[i].bus_id), "00000000:00:0%d.0", 6 + i);
+		snprintf(tl->gpus[i].bus_id, sizeof(tl->gpus[i].bus_id), "00000000:00:0%d.0",
+			 6 + i);
 		num_set(&tl->gpus[i].mem_total_bytes, 150754820096LL);
 		num_set(&tl->gpus[i].pcie_gen, 5);
 		tl->gpus[i].pcie_max_width.st = VAL_NA;
@@ -149,13 +150,15 @@ static void strict_reader(void)
 	CHECK(refuses(text, "\"gpuvet_advise_timeline\": 1", "\"gpuvet_advise_timeline\": 2",
 		      "version 2"));
 	CHECK(refuses(text, "\"gpuvet_advise_timeline\": 1,", "", "no \"gpuvet_advise_timeline\""));
-	CHECK(refuses(text, "\"ncpus\": 16", "\"ncpus\": \"16\"", "machine.ncpus: expected an integer"));
+	CHECK(refuses(text, "\"ncpus\": 16", "\"ncpus\": \"16\"",
+		      "machine.ncpus: expected an integer"));
 	CHECK(refuses(text, "\"util_pct\": 0", "\"util_pct\": 0.5",
 		      "ticks[0].gpus[0].util_pct: expected an integer or null"));
 	CHECK(refuses(text, "\"main_cpu_pct\": 100,", "", "ticks[0].host.main_cpu_pct: missing"));
 	CHECK(refuses(text, "\"main_cpu_pct\": 100", "\"main_cpu_pct\": 100, \"mian_cpu\": 1",
 		      "ticks[0].host.mian_cpu: unknown field"));
-	CHECK(refuses(text, "\"tick_ns\": 100000000", "\"tick_ns\": 0", "machine.tick_ns: 0 is out of range"));
+	CHECK(refuses(text, "\"tick_ns\": 100000000", "\"tick_ns\": 0",
+		      "machine.tick_ns: 0 is out of range"));
 	CHECK(refuses(text, "\"t_ns\": 100000000", "\"t_ns\": -1", "ticks[1].t_ns"));
 	CHECK(refuses(text, "\"job_holds\": true", "\"job_holds\": 1", "gpus[0].job_holds"));
 	CHECK(refuses(text, "16000000,\n   0,\n   0", "16000000,\n   7,\n   0", "util_samples[0]"));
