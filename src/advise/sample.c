@@ -1,0 +1,813 @@
+/*
+ * sample.c: the sampler of `gpuvet advise` (sample.h). The GPU side comes from the collector
+ * (gpu/collector.c), opened with its fast tier at advise's tick: its per-GPU workers already
+ * read utilisation, memory, power, clocks, clock-event reasons, GPM and the process list at a
+ * few tens of microseconds per GPU, so advise adds no NVML reads of its own. The host side of
+ * the job is read here, once per tick, through host.h: /proc/PID/stat of each process of the
+ * job's tree and of each thread of the main process, /proc/PID/io, /proc/pressure, the job's
+ * cgroup and /proc/stat. CPU shares come from differences between two ticks, so the first tick
+ * has none (its readings stay "not read", never 0).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../gpu/collector.h"
+#include "../host/host.h"
+#include "../host/proctree.h"
+#include "../util/util.h"
+#include "sample.h"
+
+#define SLOW_NS      1000000000LL /* PCIe and NVLink rates: counters read every second */
+#define FIND_WAIT_NS 3000000000LL /* the user's GPU processes: NVML's first lists */
+#define MAPS_MAX     (64u << 20)
+
+/* A process or thread seen at the previous tick: its CPU ticks and bytes read, keyed by PID
+ * and start time so a reused PID starts afresh. */
+struct seen {
+	unsigned pid;
+	uint64_t start_ticks;
+	uint64_t cpu_ticks;
+	int64_t read_bytes; /* -1 unreadable */
+};
+
+struct seen_set {
+	struct seen *v;
+	size_t n, cap;
+};
+
+struct host_prev {
+	struct seen_set procs, threads;
+	int64_t t_ns;                  /* 0: no previous tick */
+	int64_t psi_cpu_us, psi_io_us; /* -1 unreadable */
+	int64_t cg_throttled_us;
+	uint64_t stat_busy, stat_total; /* /proc/stat, clock ticks */
+	bool stat_ok;
+};
+
+struct sampler {
+	const struct adv_sample_opts *o;
+	struct adv_timeline *tl;
+	struct collector *c;
+	struct mon_snapshot s;
+	unsigned roots[ADV_MAX_PROCS]; /* the job's roots: named PIDs, the started command, or the
+					  GPU processes found */
+	size_t nroots;
+	unsigned *tree; /* the roots and their descendants, this tick */
+	size_t ntree;
+	int map[ADV_MAX_GPUS]; /* timeline GPU -> snapshot position */
+	char cgroup[512];      /* the main process's cgroup folder under /sys/fs/cgroup, "" none */
+	int cg_version;        /* 2, 1, 0 unknown */
+	struct host_prev prev;
+	long hz;
+};
+
+/* ---- small readers ------------------------------------------------------------------------ */
+
+const char *adv_framework_from_maps(const char *maps)
+{
+	if (!maps)
+		return "";
+	if (strstr(maps, "libtorch"))
+		return "pytorch";
+	if (strstr(maps, "libtensorflow") || strstr(maps, "_pywrap_tensorflow"))
+		return "tensorflow";
+	if (strstr(maps, "jaxlib") || strstr(maps, "xla_extension"))
+		return "jax";
+	return "";
+}
+
+int64_t adv_pcie_peak_bytes_s(int gen, int width)
+{
+	/* usable bytes per second per lane after the line encoding: 8b/10b up to gen 2,
+	 * 128b/130b from gen 3 (gen 6's FLIT mode is close to that) */
+	static const double lane_bytes_s[] = {0, 250e6, 500e6, 984.6e6, 1969.2e6, 3938.5e6, 7877e6};
+
+	if (gen <= 0 || gen >= (int)ARRAY_SIZE(lane_bytes_s) || width <= 0)
+		return 0;
+	return (int64_t)(lane_bytes_s[gen] * width * 0.8);
+}
+
+static int64_t cpu_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	if (clock_gettime(id, &ts) != 0)
+		return 0;
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static bool tree_has(const struct sampler *sm, unsigned pid)
+{
+	size_t i;
+
+	for (i = 0; i < sm->ntree; i++)
+		if (sm->tree[i] == pid)
+			return true;
+	return false;
+}
+
+/* The roots and all their descendants, without repeats. */
+static void tree_refresh(struct sampler *sm)
+{
+	size_t i, k, n;
+	unsigned *d;
+
+	sm->ntree = 0;
+	for (i = 0; i < sm->nroots; i++) {
+		if (proctree_descendants(sm->roots[i], &d, &n) != 0)
+			continue;
+		for (k = 0; k < n; k++) {
+			if (tree_has(sm, d[k]))
+				continue;
+			sm->tree = xrealloc(sm->tree, (sm->ntree + 1) * sizeof(*sm->tree));
+			sm->tree[sm->ntree++] = d[k];
+		}
+		free(d);
+	}
+}
+
+static struct seen *seen_find(struct seen_set *s, unsigned pid, uint64_t start)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->v[i].pid == pid && s->v[i].start_ticks == start)
+			return &s->v[i];
+	return NULL;
+}
+
+static void seen_put(struct seen_set *s, const struct seen *x)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 32;
+		s->v = xrealloc(s->v, s->cap * sizeof(*s->v));
+	}
+	s->v[s->n++] = *x;
+}
+
+/* "some avg10=0.00 avg60=0.00 avg300=0.00 total=123456": the total stall time in us. */
+static int64_t psi_some_total_us(const char *path)
+{
+	char *text = host_read(path, 4096, NULL, NULL);
+	const char *p;
+	uint64_t v;
+	int64_t out = -1;
+
+	if (!text)
+		return -1;
+	if (str_starts(text, "some ") && (p = strstr(text, "total=")) &&
+	    parse_u64_prefix(p + 6, 10, &v, &p) == 0)
+		out = (int64_t)v;
+	free(text);
+	return out;
+}
+
+/* The first line of /proc/stat: busy and total clock ticks of the whole machine; and the
+ * number of "cpuN" lines (online CPUs). */
+static int read_proc_stat(uint64_t *busy, uint64_t *total, int *ncpus)
+{
+	char *text = host_read("/proc/stat", 1 << 20, NULL, NULL), *line, *save = NULL;
+	uint64_t v[10] = {0};
+	int n = 0, rc = -1;
+
+	if (!text)
+		return -1;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (str_starts(line, "cpu ")) {
+			const char *p = line + 4;
+			int i;
+
+			for (i = 0; i < 10; i++) {
+				while (*p == ' ')
+					p++;
+				if (parse_u64_prefix(p, 10, &v[i], &p) != 0)
+					break;
+			}
+			if (i >= 4) {
+				/* user nice system idle iowait irq softirq steal: idle and
+				 * iowait are the idle ones; guest time is already in user */
+				*total = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
+				*busy = *total - v[3] - v[4];
+				rc = 0;
+			}
+		} else if (str_starts(line, "cpu") && line[3] >= '0' && line[3] <= '9') {
+			n++;
+		}
+	}
+	free(text);
+	if (ncpus)
+		*ncpus = n;
+	return rc;
+}
+
+/* The main process's cgroup (v2 "0::/path", or v1's cpu controller) and the job's CPU quota in
+ * cores. */
+static void read_cgroup(struct sampler *sm, unsigned pid)
+{
+	char path[600], *text, *line, *save = NULL;
+	int64_t quota = -1, period = -1;
+
+	str_fmt(path, sizeof(path), "/proc/%u/cgroup", pid);
+	text = host_read(path, 65536, NULL, NULL);
+	if (!text)
+		return;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *rest = strchr(line, ':'), *rel;
+
+		if (!rest)
+			continue;
+		if (str_starts(line, "0::")) {
+			rel = line + 3;
+			str_fmt(sm->cgroup, sizeof(sm->cgroup), "/sys/fs/cgroup%s",
+				strcmp(rel, "/") ? rel : "");
+			sm->cg_version = 2;
+		} else if (strstr(rest, ":cpu,") || strstr(rest, ",cpu:") ||
+			   strstr(rest, ":cpu:")) {
+			rel = strchr(rest + 1, ':');
+			if (!rel)
+				continue;
+			str_fmt(sm->cgroup, sizeof(sm->cgroup), "/sys/fs/cgroup/%.*s%s",
+				(int)(rel - rest - 1), rest + 1,
+				strcmp(rel + 1, "/") ? rel + 1 : "");
+			sm->cg_version = 1;
+			break; /* v1's cpu controller wins over the v2 line of a hybrid */
+		}
+	}
+	free(text);
+	if (!sm->cgroup[0])
+		return;
+	if (sm->cg_version == 2) {
+		char buf[128], q[32];
+		long long per;
+
+		str_fmt(path, sizeof(path), "%s/cpu.max", sm->cgroup);
+		if (host_read_line(path, buf, sizeof(buf)) == 0 &&
+		    sscanf(buf, "%31s %lld", q, &per) == 2 && strcmp(q, "max") != 0 &&
+		    parse_i64(q, &quota) == 0)
+			period = per;
+	} else {
+		uint64_t v;
+
+		str_fmt(path, sizeof(path), "%s/cpu.cfs_quota_us", sm->cgroup);
+		/* -1 (no quota) does not parse as unsigned */
+		if (host_read_u64(path, &v) == 0)
+			quota = (int64_t)v;
+		str_fmt(path, sizeof(path), "%s/cpu.cfs_period_us", sm->cgroup);
+		if (host_read_u64(path, &v) == 0)
+			period = (int64_t)v;
+	}
+	if (quota > 0 && period > 0)
+		/* whole cores, rounded, at least one: 2.5 cores read as 3 */
+		num_set(&sm->tl->cg_quota_cores, quota / period + (quota % period >= period / 2));
+}
+
+/* The job cgroup's throttled time in us (cpu.stat: v2 throttled_usec, v1 throttled_time ns). */
+static int64_t cg_throttled_us(const struct sampler *sm)
+{
+	char path[600], *text;
+	const char *p;
+	uint64_t v;
+	int64_t out = -1;
+
+	if (!sm->cgroup[0])
+		return -1;
+	str_fmt(path, sizeof(path), "%s/cpu.stat", sm->cgroup);
+	text = host_read(path, 65536, NULL, NULL);
+	if (!text)
+		return -1;
+	if ((p = strstr(text, "throttled_usec ")) && parse_u64_prefix(p + 15, 10, &v, &p) == 0)
+		out = (int64_t)v;
+	else if ((p = strstr(text, "throttled_time ")) && parse_u64_prefix(p + 15, 10, &v, &p) == 0)
+		out = (int64_t)(v / 1000);
+	free(text);
+	return out;
+}
+
+static int64_t proc_read_bytes(unsigned pid)
+{
+	char path[64], *text;
+	const char *p;
+	uint64_t v;
+	int64_t out = -1;
+
+	str_fmt(path, sizeof(path), "/proc/%u/io", pid);
+	text = host_read(path, 4096, NULL, NULL);
+	if (!text)
+		return -1;
+	if ((p = strstr(text, "\nread_bytes: ")) && parse_u64_prefix(p + 13, 10, &v, &p) == 0)
+		out = (int64_t)v;
+	free(text);
+	return out;
+}
+
+static void set_pct(struct num *n, double pct)
+{
+	num_set(n, (int64_t)(pct + 0.5));
+}
+
+/* ---- one tick of the host side ------------------------------------------------------------ */
+
+/* The busiest thread of the main process, in % of one core since the last tick; -1 none. */
+static double busiest_thread(struct sampler *sm, struct seen_set *now, double dt_s)
+{
+	char path[64], **names = NULL;
+	size_t n = 0, i;
+	double best = -1;
+
+	str_fmt(path, sizeof(path), "/proc/%u/task", sm->tl->pid);
+	if (host_list(path, &names, &n) != 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		char tpath[96];
+		struct proc_stat ps;
+		struct seen x, *was;
+		char *text;
+
+		if (!str_all_digits(names[i]))
+			continue;
+		str_fmt(tpath, sizeof(tpath), "/proc/%u/task/%s/stat", sm->tl->pid, names[i]);
+		text = host_read(tpath, 4096, NULL, NULL);
+		if (!text)
+			continue;
+		if (proctree_parse_stat(text, &ps) == 0) {
+			x.pid = (unsigned)strtoul(names[i], NULL, 10);
+			x.start_ticks = ps.start_ticks;
+			x.cpu_ticks = ps.utime + ps.stime;
+			x.read_bytes = -1;
+			seen_put(now, &x);
+			was = seen_find(&sm->prev.threads, x.pid, x.start_ticks);
+			if (was && dt_s > 0) {
+				double pct = (double)(x.cpu_ticks - was->cpu_ticks) * 100.0 /
+					     (double)sm->hz / dt_s;
+
+				if (pct > best)
+					best = pct;
+			}
+		}
+		free(text);
+	}
+	host_list_free(names, n);
+	return best;
+}
+
+static void host_tick(struct sampler *sm, struct adv_tick *t, int64_t now)
+{
+	struct host_prev *pv = &sm->prev;
+	struct seen_set procs = {0}, threads = {0};
+	double dt_s = pv->t_ns ? (double)(now - pv->t_ns) / 1e9 : 0;
+	double tree = 0, main_pct = -1, workers_pct = 0, thread_pct;
+	int64_t read_total = 0, read_prev = 0, v;
+	unsigned workers = 0, busy = 0, blocked = 0;
+	bool cpu_known = dt_s > 0, io_known = dt_s > 0, main_alive = false;
+	uint64_t sbusy, stotal;
+	size_t i;
+
+	tree_refresh(sm);
+	for (i = 0; i < sm->ntree; i++) {
+		struct proc_stat ps;
+		struct seen x, *was;
+		bool is_main = sm->tree[i] == sm->tl->pid;
+		double pct;
+
+		if (proctree_read_stat(sm->tree[i], &ps) != 0 || ps.state == 'Z' || ps.state == 'X')
+			continue;
+		x.pid = ps.pid;
+		x.start_ticks = ps.start_ticks;
+		x.cpu_ticks = ps.utime + ps.stime;
+		x.read_bytes = proc_read_bytes(ps.pid);
+		seen_put(&procs, &x);
+		if (is_main)
+			main_alive = true;
+		else {
+			workers++;
+			busy += ps.state == 'R';
+		}
+		blocked += ps.state == 'D';
+		was = seen_find(&pv->procs, x.pid, x.start_ticks);
+		if (!was) {
+			/* new since the last tick: its CPU before now is not this tick's; its
+			 * bytes read count from its start */
+			if (x.read_bytes >= 0)
+				read_total += x.read_bytes;
+			if (is_main)
+				cpu_known = false;
+			continue;
+		}
+		if (dt_s <= 0)
+			continue;
+		pct = (double)(x.cpu_ticks - was->cpu_ticks) * 100.0 / (double)sm->hz / dt_s;
+		tree += pct;
+		if (is_main)
+			main_pct = pct;
+		else
+			workers_pct += pct;
+		if (x.read_bytes >= 0 && was->read_bytes >= 0) {
+			read_total += x.read_bytes;
+			read_prev += was->read_bytes;
+		} else {
+			io_known = false;
+		}
+	}
+	if (!main_alive)
+		sm->tl->ended = true;
+	if (procs.n) {
+		num_set(&t->h.workers, workers);
+		num_set(&t->h.workers_busy, busy);
+		num_set(&t->h.tree_blocked_io, blocked);
+	}
+	if (cpu_known && procs.n) {
+		set_pct(&t->h.tree_cpu_pct, tree);
+		set_pct(&t->h.workers_cpu_pct, workers_pct);
+		if (main_pct >= 0)
+			set_pct(&t->h.main_cpu_pct, main_pct);
+	}
+	if (io_known && procs.n && read_total >= read_prev)
+		num_set(&t->h.read_bytes_s, (int64_t)((double)(read_total - read_prev) / dt_s));
+	thread_pct = main_alive ? busiest_thread(sm, &threads, dt_s) : -1;
+	if (thread_pct >= 0)
+		set_pct(&t->h.main_thread_max_pct, thread_pct);
+
+	v = psi_some_total_us("/proc/pressure/cpu");
+	if (v >= 0 && pv->psi_cpu_us >= 0 && dt_s > 0 && v >= pv->psi_cpu_us)
+		set_pct(&t->h.cpu_pressure_pct, (double)(v - pv->psi_cpu_us) / 1e4 / dt_s);
+	pv->psi_cpu_us = v;
+	v = psi_some_total_us("/proc/pressure/io");
+	if (v >= 0 && pv->psi_io_us >= 0 && dt_s > 0 && v >= pv->psi_io_us)
+		set_pct(&t->h.io_pressure_pct, (double)(v - pv->psi_io_us) / 1e4 / dt_s);
+	pv->psi_io_us = v;
+	v = cg_throttled_us(sm);
+	if (v >= 0 && pv->cg_throttled_us >= 0 && dt_s > 0 && v >= pv->cg_throttled_us)
+		set_pct(&t->h.cg_throttled_pct, (double)(v - pv->cg_throttled_us) / 1e4 / dt_s);
+	pv->cg_throttled_us = v;
+	if (read_proc_stat(&sbusy, &stotal, NULL) == 0) {
+		if (pv->stat_ok && stotal > pv->stat_total && sbusy >= pv->stat_busy &&
+		    sm->tl->ncpus > 0)
+			set_pct(&t->h.host_busy_pct, (double)(sbusy - pv->stat_busy) * 100.0 *
+							 sm->tl->ncpus /
+							 (double)(stotal - pv->stat_total));
+		pv->stat_busy = sbusy;
+		pv->stat_total = stotal;
+		pv->stat_ok = true;
+	} else {
+		pv->stat_ok = false;
+	}
+
+	free(pv->procs.v);
+	free(pv->threads.v);
+	pv->procs = procs;
+	pv->threads = threads;
+	pv->t_ns = now;
+}
+
+/* ---- one tick of the GPU side ------------------------------------------------------------- */
+
+static void num_copy(struct num *dst, const struct num *src)
+{
+	if (num_ok(src))
+		*dst = *src;
+}
+
+/* GPM's milli-percent as a whole percentage */
+static void num_mpct(struct num *dst, const struct num *src)
+{
+	if (num_ok(src))
+		num_set(dst, (src->v + 500) / 1000);
+}
+
+/* The job's GPU processes in this snapshot: those of its tree (or named by NVML PID when the
+ * host cannot see them). */
+static bool proc_of_job(const struct sampler *sm, const struct mon_proc *p)
+{
+	size_t i;
+
+	if (p->mapped)
+		return tree_has(sm, p->host.pid);
+	for (i = 0; i < sm->nroots; i++)
+		if (sm->roots[i] == p->nvml_pid)
+			return true;
+	return false;
+}
+
+static void note_pid(struct adv_timeline *tl, unsigned pid)
+{
+	int i;
+
+	for (i = 0; i < tl->npids; i++)
+		if (tl->pids[i] == pid)
+			return;
+	if (tl->npids < ADV_MAX_PROCS)
+		tl->pids[tl->npids++] = pid;
+}
+
+static void gpu_tick(struct sampler *sm, struct adv_tick *t)
+{
+	const struct mon_snapshot *s = &sm->s;
+	int64_t mem[ADV_MAX_GPUS] = {0}, sm_pct[ADV_MAX_GPUS] = {0};
+	bool any[ADV_MAX_GPUS] = {false}, sm_known[ADV_MAX_GPUS];
+	size_t i;
+	int k;
+
+	for (k = 0; k < sm->tl->ngpus; k++) {
+		const struct mon_gpu *mg = &s->gpus[sm->map[k]];
+		const struct gpu_sample *gs = &mg->g.s;
+		struct adv_gpu_tick *g = &t->g[k];
+
+		sm_known[k] = num_ok(&mg->proc_util);
+		if (mg->lost || mg->hung)
+			continue;
+		num_copy(&g->util_pct, &gs->util_gpu_pct);
+		num_mpct(&g->sm_active_pct, &mg->gpm[GPM_SM_ACTIVE]);
+		num_mpct(&g->sm_occupancy_pct, &mg->gpm[GPM_SM_OCCUPANCY]);
+		num_mpct(&g->tensor_active_pct, &mg->gpm[GPM_TENSOR_ACTIVE]);
+		num_mpct(&g->dram_active_pct, &mg->gpm[GPM_DRAM_ACTIVE]);
+		num_copy(&g->pcie_rx_bytes_s, &mg->pcie_rx_bytes_s);
+		num_copy(&g->pcie_tx_bytes_s, &mg->pcie_tx_bytes_s);
+		num_copy(&g->nvlink_rx_bytes_s, &mg->nvlink_rx_bytes_s);
+		num_copy(&g->nvlink_tx_bytes_s, &mg->nvlink_tx_bytes_s);
+		num_copy(&g->power_mw, &gs->power_mw);
+		num_copy(&g->sm_mhz, &gs->clock_sm_mhz);
+		num_copy(&g->clock_events, &gs->clock_events);
+		num_copy(&g->temp_c, &gs->temp_c);
+		num_copy(&g->mem_used_bytes, &gs->mem_used_bytes);
+	}
+	for (i = 0; i < s->nprocs; i++) {
+		const struct mon_proc *p = &s->procs[i];
+
+		if (!proc_of_job(sm, p))
+			continue;
+		for (k = 0; k < sm->tl->ngpus; k++) {
+			if (s->gpus[sm->map[k]].g.index != p->gpu)
+				continue;
+			any[k] = true;
+			sm->tl->gpus[k].job_holds = true;
+			note_pid(sm->tl, p->mapped ? p->host.pid : p->nvml_pid);
+			if (p->gpu_mem_bytes >= 0)
+				mem[k] += p->gpu_mem_bytes;
+			if (p->sm_pct >= 0)
+				sm_pct[k] += p->sm_pct;
+		}
+	}
+	for (k = 0; k < sm->tl->ngpus; k++) {
+		if (s->gpus[sm->map[k]].lost || s->gpus[sm->map[k]].hung)
+			continue;
+		/* no process of the job on a GPU: it uses none of its memory or SMs */
+		num_set(&t->g[k].job_mem_bytes, mem[k]);
+		if (sm_known[k] || !any[k])
+			num_set(&t->g[k].job_sm_pct, sm_pct[k] > 100 ? 100 : sm_pct[k]);
+	}
+}
+
+/* ---- finding the job ---------------------------------------------------------------------- */
+
+static void gpu_facts(struct sampler *sm)
+{
+	struct adv_timeline *tl = sm->tl;
+	unsigned i;
+
+	tl->ngpus = 0;
+	for (i = 0; i < sm->s.ngpus && tl->ngpus < ADV_MAX_GPUS; i++) {
+		const struct mon_gpu *mg = &sm->s.gpus[i];
+		struct adv_gpu_facts *f = &tl->gpus[tl->ngpus];
+		int64_t peak;
+
+		if (!mg->selected)
+			continue;
+		sm->map[tl->ngpus++] = (int)i;
+		memset(f, 0, sizeof(*f));
+		f->index = (int)mg->g.index;
+		if (text_ok(&mg->g.st.name))
+			str_copy(f->name, mg->g.st.name.s, sizeof(f->name));
+		if (text_ok(&mg->g.st.bus_id))
+			str_copy(f->bus_id, mg->g.st.bus_id.s, sizeof(f->bus_id));
+		if (text_ok(&mg->g.st.uuid))
+			str_copy(f->uuid, mg->g.st.uuid.s, sizeof(f->uuid));
+		f->mem_total_bytes = mg->g.st.mem_total_bytes;
+		f->power_limit_mw = mg->g.st.power_limit_mw;
+		f->sm_max_mhz = mg->g.st.clock_max_sm_mhz;
+		f->pcie_gen = mg->g.s.pcie_gen;
+		f->pcie_width = mg->g.s.pcie_width;
+		f->pcie_max_gen = mg->g.st.pcie_gen_max;
+		f->pcie_max_width = mg->g.st.pcie_width_max;
+		/* everything not VAL_OK reads as "not read" */
+		struct num *all[] = {&f->mem_total_bytes, &f->power_limit_mw, &f->sm_max_mhz,
+				     &f->pcie_gen,        &f->pcie_width,     &f->pcie_max_gen,
+				     &f->pcie_max_width};
+		size_t a;
+
+		for (a = 0; a < ARRAY_SIZE(all); a++)
+			if (!num_ok(all[a]))
+				all[a]->st = VAL_NA;
+		f->pcie_peak_bytes_s.st = VAL_NA;
+		/* the link as it could train (a GPU at rest drops to gen 1) */
+		peak = num_ok(&f->pcie_max_gen) && num_ok(&f->pcie_max_width)
+			   ? adv_pcie_peak_bytes_s((int)f->pcie_max_gen.v, (int)f->pcie_max_width.v)
+			   : 0;
+		if (peak > 0)
+			num_set(&f->pcie_peak_bytes_s, peak);
+		f->gpm = num_ok(&mg->gpm_supported) && mg->gpm_supported.v;
+	}
+}
+
+/* The GPU processes that make up the job in the latest snapshot; fills sm->roots when the job
+ * was not named. Returns how many there are. */
+static size_t job_procs(struct sampler *sm, unsigned uid, bool all_users)
+{
+	size_t i, n = 0;
+
+	if (sm->o->npids == 0 && !sm->o->launched) {
+		sm->nroots = 0;
+		for (i = 0; i < sm->s.nprocs && sm->nroots < ADV_MAX_PROCS; i++) {
+			const struct mon_proc *p = &sm->s.procs[i];
+			size_t k;
+			bool dup = false;
+
+			if (!p->mapped || (!all_users && p->host.uid != uid))
+				continue;
+			for (k = 0; k < sm->nroots; k++)
+				dup |= sm->roots[k] == p->host.pid;
+			if (!dup)
+				sm->roots[sm->nroots++] = p->host.pid;
+		}
+	}
+	tree_refresh(sm);
+	for (i = 0; i < sm->s.nprocs; i++)
+		n += proc_of_job(sm, &sm->s.procs[i]);
+	return n;
+}
+
+static unsigned first_job_pid(const struct sampler *sm)
+{
+	size_t i;
+
+	for (i = 0; i < sm->s.nprocs; i++)
+		if (proc_of_job(sm, &sm->s.procs[i]))
+			return sm->s.procs[i].mapped ? sm->s.procs[i].host.pid
+						     : sm->s.procs[i].nvml_pid;
+	return 0;
+}
+
+static int find_job(struct sampler *sm, struct err *e)
+{
+	const struct adv_sample_opts *o = sm->o;
+	struct host_identity id;
+	bool all_users;
+	int64_t deadline;
+	uint64_t seq = 0;
+	size_t i;
+
+	host_identity(&id);
+	all_users = id.uid == 0;
+	for (i = 0; i < o->npids && i < ADV_MAX_PROCS; i++) {
+		struct proc_stat ps;
+
+		if (proctree_read_stat(o->pids[i], &ps) != 0)
+			return err_set(e, EXIT_UNAVAILABLE, "no process %u", o->pids[i]);
+		sm->roots[sm->nroots++] = o->pids[i];
+	}
+	if (o->launched)
+		sm->roots[sm->nroots++] = o->launched;
+	deadline = now_ns() + (o->launched ? o->wait_ns : FIND_WAIT_NS);
+	for (;;) {
+		seq = collector_wait(sm->c, seq, 200);
+		collector_copy(sm->c, &sm->s);
+		if (sm->s.stalled)
+			return err_set(e, EXIT_ERROR, "NVML stopped answering: %s",
+				       sm->s.stall_msg);
+		/* the process lists come with the second tick: per-process utilisation needs a
+		 * previous sample */
+		if (sm->s.seq >= 2 && job_procs(sm, id.uid, all_users) > 0)
+			break;
+		if (o->progress && !o->progress(o->arg, sm->tl, -1))
+			return err_set(e, EXIT_INTERRUPTED, "stopped before the job held a GPU");
+		if (now_ns() >= deadline)
+			break;
+	}
+	if (job_procs(sm, id.uid, all_users) == 0) {
+		if (o->launched) {
+			err_set(e, EXIT_UNAVAILABLE, "the command held no GPU after %lld s",
+				(long long)(o->wait_ns / 1000000000LL));
+			err_hint(e,
+				 "check that it uses the GPU (CUDA_VISIBLE_DEVICES, -i), or give "
+				 "it longer with --wait SEC");
+		} else if (o->npids) {
+			err_set(e, EXIT_UNAVAILABLE, "process %u holds no GPU%s", o->pids[0],
+				o->npids > 1 ? ", nor do the others named" : "");
+			err_hint(e,
+				 "name the training process (gpuvet top lists GPU processes), or "
+				 "start it under advise: gpuvet advise -- python train.py");
+		} else {
+			err_set(e, EXIT_UNAVAILABLE, "no GPU process of %s is running",
+				all_users ? "any user" : "yours");
+			err_hint(e, "start the job first, or let advise start it: gpuvet advise -- "
+				    "python train.py");
+		}
+		return -1;
+	}
+	return 0;
+}
+
+static void job_facts(struct sampler *sm)
+{
+	struct adv_timeline *tl = sm->tl;
+	char path[64], *maps;
+	uint64_t b, t;
+	size_t i;
+
+	tl->pid = first_job_pid(sm);
+	proctree_cmdline(tl->pid, tl->cmd, sizeof(tl->cmd));
+	/* the framework is loaded by the process that holds the GPU, or by its parent (a
+	 * launcher) when that is what the user named */
+	for (i = 0; i < sm->s.nprocs && !tl->framework[0]; i++) {
+		const struct mon_proc *p = &sm->s.procs[i];
+
+		if (!p->mapped || !proc_of_job(sm, p))
+			continue;
+		str_fmt(path, sizeof(path), "/proc/%u/maps", p->host.pid);
+		maps = host_read(path, MAPS_MAX, NULL, NULL);
+		str_copy(tl->framework, adv_framework_from_maps(maps), sizeof(tl->framework));
+		free(maps);
+	}
+	tl->cg_quota_cores.st = VAL_NA;
+	read_cgroup(sm, tl->pid);
+	if (read_proc_stat(&b, &t, &tl->ncpus) != 0 || tl->ncpus == 0)
+		tl->ncpus = host_is_fake() ? 0 : (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/* ---- the run ------------------------------------------------------------------------------ */
+
+int adv_sample(const struct adv_sample_opts *o, struct adv_timeline *tl, struct err *e)
+{
+	struct sampler sm;
+	struct mon_opts mo;
+	int64_t t0 = 0, end, cpu0, wall0;
+	uint64_t seq;
+	int rc = -1;
+
+	memset(tl, 0, sizeof(*tl));
+	memset(&sm, 0, sizeof(sm));
+	sm.o = o;
+	sm.tl = tl;
+	sm.hz = proctree_hz();
+	sm.prev.psi_cpu_us = sm.prev.psi_io_us = sm.prev.cg_throttled_us = -1;
+	tl->tick_ns = o->tick_ns > 0 ? o->tick_ns : ADV_TICK_DEFAULT_NS;
+	tl->cg_quota_cores.st = VAL_NA;
+
+	memset(&mo, 0, sizeof(mo));
+	mo.fast_ns = tl->tick_ns;
+	mo.slow_ns = SLOW_NS;
+	mo.procs = true;
+	mo.gpm = true;
+	mo.ids = o->ids;
+	if (collector_open(&sm.c, &mo, e) != 0)
+		return -1;
+	if (find_job(&sm, e) != 0)
+		goto out;
+	gpu_facts(&sm);
+	job_facts(&sm);
+
+	/* the cost counts from here: what advise takes from the machine while the job runs */
+	cpu0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
+	wall0 = now_ns();
+	end = wall0 + o->duration_ns;
+	seq = sm.s.seq;
+	while (now_ns() < end && !tl->ended) {
+		struct adv_tick *t;
+		uint64_t got = collector_wait(sm.c, seq, (int)(tl->tick_ns * 3 / 1000000));
+		int64_t now = now_ns();
+
+		if (got == seq) {
+			/* a tick late (a hung GPU is shown as such by the collector): go on */
+			if (o->progress && !o->progress(o->arg, tl, end - now))
+				break;
+			continue;
+		}
+		seq = got;
+		collector_copy(sm.c, &sm.s);
+		if (sm.s.stalled)
+			break;
+		if (!t0)
+			t0 = sm.s.t_ns;
+		t = adv_tick_add(tl, sm.s.t_ns - t0);
+		host_tick(&sm, t, now);
+		gpu_tick(&sm, t);
+		if (o->progress && !o->progress(o->arg, tl, end - now_ns()))
+			break;
+	}
+	tl->self_cpu_ns = cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
+	tl->self_wall_ns = now_ns() - wall0;
+	rc = 0;
+out:
+	collector_close(sm.c);
+	mon_snapshot_free(&sm.s);
+	free(sm.tree);
+	free(sm.prev.procs.v);
+	free(sm.prev.threads.v);
+	if (rc != 0)
+		adv_timeline_free(tl);
+	return rc;
+}

@@ -1,0 +1,87 @@
+# advise.sh: `gpuvet advise`: its command line (bad values exit 4), no GPU process (exit 5),
+# --from on hand-made timelines (tests/advise/gen.py), the strict reader of saved timelines
+# (exit 3 naming the field), --record then --from giving the same report, and live sampling on
+# a replayed machine (the replay's training job, its GPU and its workers).
+. "$TOP/tests/cli/lib.sh"
+M="$SCEN/monitor"
+export LC_ALL=C
+need_tool jq "advise --json"
+need_tool python3 "the hand-made timelines (tests/advise/gen.py)"
+
+# the command line
+expect_exit "--interval below 50 ms" 4 "$GPUVET" advise --interval 10
+expect_grep "--interval's range named" "--interval takes 50 to 1000 ms" "$TMP/err"
+expect_exit "--interval not a number" 4 "$GPUVET" advise --interval fast
+expect_exit "--duration 0" 4 "$GPUVET" advise --duration 0
+expect_exit "--duration too long" 4 "$GPUVET" advise --duration 99999
+expect_exit "a PID that is not a number" 4 "$GPUVET" advise 12ab
+expect_exit "nothing after --" 4 "$GPUVET" advise --
+expect_exit "PIDs with -- COMMAND" 4 "$GPUVET" advise 42 -- sleep 1
+expect_exit "--from with a PID" 4 "$GPUVET" advise --from x.json 42
+expect_exit "-- COMMAND with --replay" 4 "$GPUVET" --replay "$M/x2.json" advise -- sleep 1
+expect_exit "unknown option" 4 "$GPUVET" advise --frobnicate
+expect_exit "--help" 0 "$GPUVET" advise --help
+expect_grep "--help's synopsis" '^usage: gpuvet advise \[PID\.\.\.\]' "$TMP/out"
+
+# no GPU process on a machine with two idle GPUs
+expect_exit "no GPU process: exit 5" 5 "$GPUVET" --replay "$M/x2.json" advise --duration 1
+expect_grep "no GPU process: said" '^gpuvet: error: no GPU process of any user is running' "$TMP/err"
+expect_grep "no GPU process: hint" '^gpuvet: hint: .*gpuvet advise -- python train.py' "$TMP/err"
+expect_exit "a named PID that does not exist: exit 5" 5 "$GPUVET" --replay "$M/x2.json" advise 777 --duration 1
+expect_grep "the PID named" 'no process 777' "$TMP/err"
+
+# hand-made timelines
+python3 "$TOP/tests/advise/gen.py" "$TMP" || bail "tests/advise/gen.py writes the timelines" "exit $?"
+expect_exit "--from, input bound" 0 "$GPUVET" advise --from "$TMP/input_bound.json"
+expect_grep "the job" '^job: PID 4242  python3 train.py --epochs 3$' "$TMP/out"
+expect_grep "its GPU and framework" '^  GPUs: GPU 0 \(NVIDIA H200\)  framework: pytorch$' "$TMP/out"
+expect_grep "the summary" '^summary: GPU util 38% \(idle in 60% of ticks\)  SM active 32%  CPU main 100%  workers 0 \(CPU 0%\)$' "$TMP/out"
+expect_grep "the cost" "^advise's own cost: 1\.0% of one core, 1000 us per tick$" "$TMP/out"
+expect_exit "--from --json" 0 "$GPUVET" advise --from "$TMP/busy.json" --json
+cp "$TMP/out" "$TMP/busy.out"
+expect_jq "json: job" '.job.pid == 4242 and .job.gpus == [0] and .job.framework == "pytorch"' "$TMP/busy.out"
+expect_jq "json: summary" '.summary.ticks == 20 and .summary.gpu_util_pct == 99 and .summary.workers == 4 and .summary.workers_cpu_pct == 200' "$TMP/busy.out"
+expect_jq "json: findings and cost" '(.findings | type) == "array" and .cost.us_per_tick == 1500' "$TMP/busy.out"
+expect_exit "--from, nothing read" 0 "$GPUVET" advise --from "$TMP/unread.json" --json
+expect_jq "unread readings are null, not 0" '.summary.gpu_util_pct == null and .summary.main_cpu_pct == null and .summary.workers == null' "$TMP/out"
+expect_exit "--from --html" 0 "$GPUVET" advise --from "$TMP/input_bound.json" --html "$TMP/page.html"
+expect_grep "page: title" '<title>gpuvet advise: PID 4242 python3 train.py --epochs 3</title>' "$TMP/page.html"
+expect_grep "page: utilisation plot" '<title>GPU utilisation</title>' "$TMP/page.html"
+expect_grep "page: CPU plot with the main process" 'CPU of the job.*|main process' "$TMP/page.html"
+expect_grep "page: a line drawn" '<polyline' "$TMP/page.html"
+
+# the strict reader: exit 3 naming the field
+jq '.ticks[2].gpus[0].util_pct = "high"' "$TMP/busy.json" >"$TMP/bad1.json"
+expect_exit "a mistyped reading: exit 3" 3 "$GPUVET" advise --from "$TMP/bad1.json"
+expect_grep "the field named" 'ticks\[2\]\.gpus\[0\]\.util_pct: expected an integer or null' "$TMP/err"
+jq 'del(.machine.ncpus)' "$TMP/busy.json" >"$TMP/bad2.json"
+expect_exit "a missing field: exit 3" 3 "$GPUVET" advise --from "$TMP/bad2.json"
+expect_grep "the missing field named" 'machine\.ncpus: missing' "$TMP/err"
+jq '.gpuvet_advise_timeline = 9' "$TMP/busy.json" >"$TMP/bad3.json"
+expect_exit "another version: exit 3" 3 "$GPUVET" advise --from "$TMP/bad3.json"
+expect_grep "the version named" 'version 9, this gpuvet reads version 1' "$TMP/err"
+expect_exit "not JSON: exit 3" 3 "$GPUVET" advise --from "$TOP/README.md"
+expect_exit "no such file: exit 3" 3 "$GPUVET" advise --from "$TMP/none.json"
+expect_grep "the file named" "cannot read '$TMP/none.json'" "$TMP/err"
+
+# live on a replayed machine: the training job (PID 4242 on GPU 0, four workers)
+expect_exit "live: unwritable --record fails before sampling" 3 "$GPUVET" --replay "$M/procs.json" advise --duration 1 --record "$TMP/no/such/dir/t.json"
+expect_exit "live: the replay's job" 0 "$GPUVET" --replay "$M/procs.json" advise --duration 1 --record "$TMP/live.json"
+cp "$TMP/out" "$TMP/live.out"
+expect_grep "live: the job found" '^job: PID 4242  python3 train.py --epochs 3$' "$TMP/live.out"
+expect_grep "live: its GPU" '^  GPUs: GPU 0 \(NVIDIA H200\)$' "$TMP/live.out"
+expect_grep "live: utilisation, SM active and workers read" '^summary: GPU util 87% .* SM active 71% .* workers 4 ' "$TMP/live.out"
+expect_jq "live: ticks sampled at 100 ms" '(.ticks | length) >= 5 and .machine.tick_ns == 100000000' "$TMP/live.json"
+expect_jq "live: the job's GPU, its memory and the workers per tick" '.gpus[0].job_holds and (.gpus[1].job_holds | not) and .ticks[-1].gpus[0].job_mem_bytes == 24696061952 and .ticks[-1].host.workers == 4' "$TMP/live.json"
+expect_jq "live: a reading the replay lacks is null" '.ticks[-1].host.read_bytes_s == null and .ticks[0].host.main_cpu_pct == null' "$TMP/live.json"
+expect_jq "live: its own cost measured" '.cost.self_cpu_ns > 0 and .cost.self_wall_ns >= 500000000' "$TMP/live.json"
+expect_exit "live: a worker that holds no GPU: exit 5" 5 "$GPUVET" --replay "$M/procs.json" advise -i 0 4251 --duration 1
+expect_exit "live: the PID named" 0 "$GPUVET" --replay "$M/procs.json" advise 4242 --duration 1 --interval 200 --json
+expect_jq "live: the PID named, at 200 ms" '.job.pid == 4242 and .summary.tick_ms == 200' "$TMP/out"
+
+# --record then --from: the same report (the cost line is the recorded one too)
+expect_exit "--from the recorded timeline" 0 "$GPUVET" advise --from "$TMP/live.json"
+if cmp -s "$TMP/out" "$TMP/live.out"; then pass "--record then --from: the same report"; else
+	fail "--record then --from: the same report" "$(diff "$TMP/live.out" "$TMP/out" | head -c 400)"; fi
+
+done_testing
