@@ -1080,7 +1080,8 @@ static int run_burn(int argc, char **argv)
 			str_copy(r->serial, sel[i].ng->st.serial.s, sizeof(r->serial));
 		r->s = tl[i].s;
 		r->n = tl[i].n;
-		r->c.products = w->products;
+		/* every product of the compute and power phases is compared and counted */
+		r->c.products = w->products + w->power_products;
 		r->c.compare_errors = w->compare_errors;
 		r->c.reference_errors = w->reference_errors;
 		r->c.nan_inf = w->nan_inf;
