@@ -133,20 +133,18 @@ def run(args, name, dev, step, samples_per_step, info=None):
     return res
 
 
-def calibrate(work, target_s, lo=1, hi=4096):
-    """The repeat count r for which work(r) takes about target_s on this CPU (one thread).
+def cpu_work(x, start, cpu_s):
+    """Blur the image x (C, H, W) over and over until this thread has spent cpu_s seconds of
+    CPU since thread_time() read start: what decoding and augmenting a sample costs.
 
-    The planted CPU costs are given in milliseconds, not in loop counts, so the jobs behave the
-    same on a fast or slow host."""
-    work(1)
-    r = lo
+    Counted in the thread's own CPU time, not in loop counts or wall time, so a sample costs
+    the same on a fast or slow host and whether or not its core is shared (starved.py shares
+    it on purpose: the cost must not shrink there). Needs one intra-op thread (the caller's
+    torch.set_num_threads(1); DataLoader workers have it), or the work leaves the thread."""
+    import torch.nn.functional as F
+    end = start + cpu_s
+    x = x.unsqueeze(0)
     while True:
-        dt = float("inf")
-        for _ in range(2):  # the quicker of two, so a hiccup of the host does not count
-            t = time.perf_counter()
-            work(r)
-            dt = min(dt, time.perf_counter() - t)
-        if dt >= target_s / 4 or r >= hi:
-            break
-        r *= 2
-    return max(lo, min(hi, int(round(r * target_s / max(dt, 1e-9)))))
+        x = F.avg_pool2d(x, 3, stride=1, padding=1)
+        if time.thread_time() >= end:
+            return x.squeeze(0)

@@ -15,17 +15,19 @@ import advjob
 
 
 class Images:
-    """A map-style dataset of synthetic 3x128x128 images, labels 0-99; cost set by passes."""
+    """A map-style dataset of synthetic 3x128x128 images, labels 0-99, each costing cpu_s of
+    CPU to make."""
 
-    def __init__(self, passes, size=160, crop=128):
-        self.passes, self.size, self.crop = passes, size, crop
+    def __init__(self, cpu_s, size=160, crop=128):
+        self.cpu_s, self.size, self.crop = cpu_s, size, crop
 
     def __len__(self):
         return 10 ** 6
 
     def __getitem__(self, i):
+        import time
         import torch
-        import torch.nn.functional as F
+        t0 = time.thread_time()
         g = torch.Generator().manual_seed(i)
         s, c = self.size, self.crop
         img = torch.randint(0, 256, (3, s, s), dtype=torch.uint8, generator=g)
@@ -35,9 +37,7 @@ class Images:
         if i % 2:
             x = x.flip(2)
         x = (x - 0.45) / 0.225
-        for _ in range(self.passes):
-            x = F.avg_pool2d(x.unsqueeze(0), 3, stride=1, padding=1).squeeze(0)
-        return x.contiguous(), i % 100
+        return advjob.cpu_work(x, t0, self.cpu_s).contiguous(), i % 100
 
 
 def main():
@@ -50,9 +50,8 @@ def main():
     # stand-in, in the main process as in the workers (which PyTorch sets to one thread)
     torch.set_num_threads(1)
     dev = advjob.device(args)
-    passes = advjob.calibrate(lambda r: [Images(r)[k] for k in range(4)], 4 * 2.5e-3, hi=512)
     batch = 64 if not args.dry_run else 8
-    ds = Images(passes)
+    ds = Images(2.5e-3)
     if args.fixed:
         loader = DataLoader(ds, batch_size=batch, shuffle=True, num_workers=8, pin_memory=True,
                             persistent_workers=True, drop_last=True)
@@ -89,7 +88,7 @@ def main():
         opt.step()
 
     advjob.run(args, "input", dev, step, batch, {
-        "cpu_ms_per_sample_target": 2.5, "blur_passes": passes,
+        "cpu_ms_per_sample": 2.5,
         "num_workers": loader.num_workers, "pin_memory": loader.pin_memory})
 
 

@@ -68,27 +68,18 @@ def main():
     dev = advjob.device(args)
 
     class Samples:
-        """Synthetic 3x64x64 images with about 0.25 ms of CPU work each."""
-
-        def __init__(self, passes):
-            self.passes = passes
+        """Synthetic 3x64x64 images costing 0.25 ms of CPU each (in the workers)."""
 
         def __len__(self):
             return 10 ** 6
 
         def __getitem__(self, i):
+            t0 = time.thread_time()
             g = torch.Generator().manual_seed(i)
-            x = torch.rand(3, 64, 64, generator=g)
-            for _ in range(self.passes):
-                x = F.avg_pool2d(x.unsqueeze(0), 3, stride=1, padding=1).squeeze(0)
-            return x, i % 10
+            return advjob.cpu_work(torch.rand(3, 64, 64, generator=g), t0, 0.25e-3), i % 10
 
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # for the calibration: the workers run one thread each
-    passes = advjob.calibrate(lambda r: [Samples(r)[k] for k in range(8)], 8 * 0.25e-3, hi=256)
-    torch.set_num_threads(threads)
     batch = 64 if not args.dry_run else 8
-    loader = DataLoader(Samples(passes), batch_size=batch, num_workers=4, pin_memory=dev.type == "cuda",
+    loader = DataLoader(Samples(), batch_size=batch, num_workers=4, pin_memory=dev.type == "cuda",
                         persistent_workers=True, drop_last=True)
     width = 128 if not args.dry_run else 8
     model = nn.Sequential(
@@ -116,7 +107,7 @@ def main():
 
     try:
         advjob.run(args, "starved", dev, step, batch, {
-            "pinned_core": core, "hog_pid": hog, "num_workers": 4, "sample_passes": passes})
+            "pinned_core": core, "hog_pid": hog, "num_workers": 4})
     finally:
         if hog:
             try:
