@@ -15,7 +15,8 @@
 # advise's CPU (measured from outside, and as its --json says).
 #
 # Usage: sh tests/gpu/advise-h200.sh   (GPUVET, PY, OUT, JOBS, PLAIN, FIXED, DUR override)
-# Needs: gpuvet built here and carried (.carry/build/gpuvet by default), PyTorch with CUDA.
+# Needs: gpuvet built and carried (.carry/build/gpuvet, else build/gpuvet, else ./gpuvet),
+# PyTorch with CUDA.
 # Exits 1 when a job was not diagnosed as expected or could not run.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -27,6 +28,12 @@ EXPECT="input:advise.input_pipeline small:advise.small_work sync:advise.sync_poi
 h2d:advise.h2d_copies leak:advise.memory_growth cpu:advise.cpu_work
 starved:advise.starved_host healthy:advise.ok"
 
+GPUVET=${GPUVET:-}
+if [ -z "$GPUVET" ]; then
+	for c in "$TOP/.carry/build/gpuvet" "$TOP/build/gpuvet" "$TOP/gpuvet"; do
+		if [ -x "$c" ]; then GPUVET=$c; break; fi
+	done
+fi
 GPUVET=${GPUVET:-$TOP/.carry/build/gpuvet}
 PY=${PY:-/opt/torch/.venv/bin/python}
 JOBS=${JOBS:-input small sync h2d leak cpu starved healthy}
