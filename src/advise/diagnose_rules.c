@@ -730,9 +730,13 @@ void adv_rule_small_kernels(struct adv_ctx *c)
 			const struct adv_gpu_tick *g = &tl->ticks[t].g[c->held[i]];
 			double u = adv_num(&g->util_pct), s = adv_num(&g->sm_active_pct);
 			double o = adv_num(&g->sm_occupancy_pct);
+			double l = adv_num(&g->nvlink_rx_bytes_s) + adv_num(&g->nvlink_tx_bytes_s);
 
 			/* no GPM reading, no judgement: "utilised" alone says nothing of the SMs */
 			if (isnan(u) || isnan(s))
+				continue;
+			/* SMs empty while NVLink moves: NCCL waiting (advise.nccl_wait) */
+			if (!isnan(l) && l >= ADV_NVLINK_ACTIVE_BYTES_S)
 				continue;
 			nread++;
 			if (u < ADV_UTIL_HIGH_PCT)
@@ -809,7 +813,7 @@ void adv_rule_throttled(struct adv_ctx *c)
 			bool slow;
 
 			if (isnan(u) || isnan(mhz) || !num_ok(&g->clock_events) ||
-			    u < ADV_TICK_BUSY_PCT)
+			    u < ADV_GAP_PCT)
 				continue;
 			nbusy++;
 			ce = (unsigned)g->clock_events.v;
