@@ -24,14 +24,14 @@ static const struct finding_def defs[] = {
      "the GPU waits for input: the data loading is CPU-bound", false},
     {"advise.input_io", LAYER_FRAMEWORK, "the GPU waits for input: the data loading waits on storage",
      false},
-    {"advise.small_kernels", LAYER_FRAMEWORK,
+    {"advise.small_work", LAYER_FRAMEWORK,
      "too little work per launch: the GPU is busy but most SMs sit empty", false},
     {"advise.sync_points", LAYER_FRAMEWORK,
      "the GPU stalls at a host sync point every step (.item(), print, .cpu())", false},
     {"advise.h2d_copies", LAYER_FRAMEWORK, "host-to-GPU copies fill the GPU's idle time", false},
     {"advise.throttled", LAYER_FRAMEWORK, "the GPU's clocks are held down (heat or power)", false},
     {"advise.memory_full", LAYER_FRAMEWORK, "GPU memory is nearly full: out-of-memory risk", false},
-    {"advise.memory_growing", LAYER_FRAMEWORK,
+    {"advise.memory_growth", LAYER_FRAMEWORK,
      "the job's GPU memory grows step after step: a leak heading for out-of-memory", false},
     {"advise.gpus_idle", LAYER_FRAMEWORK, "the job holds several GPUs but only one works", false},
     {"advise.gpus_unused", LAYER_FRAMEWORK, "the job uses one GPU while others on the machine are free",
@@ -40,7 +40,7 @@ static const struct finding_def defs[] = {
      "the GPUs wait in collectives (NCCL): a straggler holds the others back", false},
     {"advise.cpu_work", LAYER_FRAMEWORK,
      "the job computes on the CPU: its GPU sits idle while its threads use many cores", false},
-    {"advise.host_starved", LAYER_FRAMEWORK,
+    {"advise.starved_host", LAYER_FRAMEWORK,
      "the job is short of CPU: throttled by its quota or crowded out by other processes", false},
     {"advise.ok", LAYER_FRAMEWORK, "the GPU is busy: nothing holds the job back", false},
     {"advise.unclear", LAYER_FRAMEWORK,
@@ -546,7 +546,7 @@ static void free_cands(struct adv_ctx *c)
 	c->ncands = 0;
 }
 
-enum severity advise_diagnose(const struct adv_timeline *tl, struct findings *out)
+int advise_diagnose(const struct adv_timeline *tl, struct findings *out)
 {
 	struct adv_ctx *c = xcalloc(1, sizeof(*c));
 	size_t start = out->n;
@@ -576,17 +576,17 @@ enum severity advise_diagnose(const struct adv_timeline *tl, struct findings *ou
 	read_gaps(c);
 
 	adv_rule_cpu_work(c);
-	adv_rule_host_starved(c);
+	adv_rule_starved_host(c);
 	adv_rule_input_io(c);
+	adv_rule_small_work(c);
 	adv_rule_h2d_copies(c);
 	adv_rule_input_pipeline(c);
 	adv_rule_sync_points(c);
 	adv_rule_gpus_idle(c);
 	adv_rule_nccl_wait(c);
-	adv_rule_small_kernels(c);
 	adv_rule_throttled(c);
 	adv_rule_memory_full(c);
-	adv_rule_memory_growing(c);
+	adv_rule_memory_growth(c);
 	adv_rule_gpus_unused(c);
 	add_gap_evidence(c);
 

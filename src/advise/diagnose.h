@@ -5,8 +5,9 @@
  *
  * Pure logic, like burn's judge (burn/judge.h): no vendor calls, no files, no printing. The
  * sampler (live) or a saved timeline (--from FILE) fills the timeline; cmd/advise.c prints what
- * this returns. The ids are defined in diagnose.c and documented in docs/findings.md, section
- * "5. advise"; the thresholds are named constants at the top of diagnose.c.
+ * this returns; this definition replaces the weak stand-in of diagnose_min.c. The ids are
+ * defined in diagnose.c and documented in docs/findings.md, section "5. advise"; the rules are
+ * in diagnose_rules.c, their thresholds named constants in diagnose_int.h.
  */
 #ifndef GPUVET_ADVISE_DIAGNOSE_H
 #define GPUVET_ADVISE_DIAGNOSE_H
@@ -21,8 +22,8 @@
  * GPU is underused and no rule explains why (with the profiler command to run), or only
  * advise.no_samples when the timeline is too short to judge. Fixes are in PyTorch's words when
  * tl->framework is "pytorch", generic otherwise. An unread value (not VAL_OK) is skipped,
- * never read as 0. Returns the worst severity added.
+ * never read as 0. Returns the worst severity added (an enum severity).
  */
-enum severity advise_diagnose(const struct adv_timeline *tl, struct findings *out);
+int advise_diagnose(const struct adv_timeline *tl, struct findings *out);
 
 #endif

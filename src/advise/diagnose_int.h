@@ -53,6 +53,9 @@
 #define ADV_CPU_PRESSURE_PCT 30
 #define ADV_HOST_BUSY_SHARE 0.90
 #define ADV_JOB_HOST_SHARE  0.50
+/* ... or, with CPU pressure, the job's runnable processes getting under this share of a core
+ * each (they wait for a core: a narrow affinity or cpuset, another process on its cores). */
+#define ADV_RUNNABLE_CORE_SHARE 0.75
 /* Host-to-device copies: a tick's average receive rate at this share of the link's pinned
  * peak is link-bound; at ADV_RX_COPY_SHARE or more (a pageable copy reaches a third to a half
  * of the pinned rate) copies fill the gap; under ADV_RX_LOW_SHARE (or ADV_RX_LOW_BYTES_S when
@@ -74,6 +77,9 @@
  * ADV_SM_ACTIVE_LOW (GPM; a kernel on a few SMs still counts as "utilised"). */
 #define ADV_UTIL_HIGH_PCT   80
 #define ADV_SM_ACTIVE_LOW   50
+/* ... or, at any utilisation, a running kernel keeping under this share of the SMs busy (SM
+ * active over utilisation: a launch-bound job's GPU is "utilised" 50 % with 5 % SM active). */
+#define ADV_SM_EFFICIENCY_LOW 0.40
 /* Memory: used at this share of the total on a GPU the job holds. */
 #define ADV_MEM_FULL_SHARE 0.95
 /* Memory growth: a least-squares fit with R^2 at least this, growing at least ADV_LEAK_MIN_BYTES
@@ -142,6 +148,7 @@ struct adv_ctx {
 	double span_s, tick_ms;
 	double rx_peak;	       /* pinned host-to-GPU rate of the first held GPU, 0 unknown */
 	bool pytorch;
+	bool launch_bound;     /* advise.small_work took the idle time: kernels too short to feed */
 	struct adv_gaps gaps;
 	struct adv_cand cands[ADV_MAX_CANDS];
 	int ncands;
@@ -172,17 +179,17 @@ void adv_cand_fix(struct adv_cand *k, const char *fmt, ...) __attribute__((forma
 
 /* The rules (diagnose_rules.c), in the order they run: each adds at most one candidate. */
 void adv_rule_cpu_work(struct adv_ctx *c);
-void adv_rule_host_starved(struct adv_ctx *c);
+void adv_rule_starved_host(struct adv_ctx *c);
 void adv_rule_input_io(struct adv_ctx *c);
+void adv_rule_small_work(struct adv_ctx *c);
 void adv_rule_h2d_copies(struct adv_ctx *c);
 void adv_rule_input_pipeline(struct adv_ctx *c);
 void adv_rule_sync_points(struct adv_ctx *c);
 void adv_rule_gpus_idle(struct adv_ctx *c);
 void adv_rule_nccl_wait(struct adv_ctx *c);
-void adv_rule_small_kernels(struct adv_ctx *c);
 void adv_rule_throttled(struct adv_ctx *c);
 void adv_rule_memory_full(struct adv_ctx *c);
-void adv_rule_memory_growing(struct adv_ctx *c);
+void adv_rule_memory_growth(struct adv_ctx *c);
 void adv_rule_gpus_unused(struct adv_ctx *c);
 
 /* Does a candidate with this id exist? */

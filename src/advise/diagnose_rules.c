@@ -117,11 +117,18 @@ static bool throttled_tick(const struct adv_ctx *c, const struct adv_tick *k)
 static bool crowded_tick(const struct adv_ctx *c, const struct adv_tick *k)
 {
 	double press = hv(&k->h.cpu_pressure_pct), busy = hv(&k->h.host_busy_pct);
-	double tree = hv(&k->h.tree_cpu_pct);
+	double tree = hv(&k->h.tree_cpu_pct), wb = hv(&k->h.workers_busy);
 
-	return !isnan(press) && !isnan(busy) && !isnan(tree) && c->tl->ncpus > 0 &&
-	       press >= ADV_CPU_PRESSURE_PCT &&
-	       busy >= ADV_HOST_BUSY_SHARE * 100 * c->tl->ncpus && tree <= ADV_JOB_HOST_SHARE * busy;
+	if (isnan(press) || press < ADV_CPU_PRESSURE_PCT || isnan(tree))
+		return false;
+	/* the whole machine busy, the job holding little of it */
+	if (!isnan(busy) && c->tl->ncpus > 0 && busy >= ADV_HOST_BUSY_SHARE * 100 * c->tl->ncpus &&
+	    tree <= ADV_JOB_HOST_SHARE * busy)
+		return true;
+	/* or the job's runnable processes (its workers in state R and the main process) get less
+	 * than a share of a core each: they wait for a core (an affinity or cpuset narrower than
+	 * the job, another process on its cores) while the machine may be far from busy */
+	return !isnan(wb) && wb >= 1 && tree < ADV_RUNNABLE_CORE_SHARE * 100 * (wb + 1);
 }
 
 static bool starved_tick(const struct adv_ctx *c, const struct adv_tick *k)
@@ -129,7 +136,7 @@ static bool starved_tick(const struct adv_ctx *c, const struct adv_tick *k)
 	return throttled_tick(c, k) || crowded_tick(c, k);
 }
 
-void adv_rule_host_starved(struct adv_ctx *c)
+void adv_rule_starved_host(struct adv_ctx *c)
 {
 	const struct adv_timeline *tl = c->tl;
 	double held, by_quota, tree, w;
@@ -150,7 +157,7 @@ void adv_rule_host_starved(struct adv_ctx *c)
 
 		if (tl->ncpus > 0 && want > tl->ncpus)
 			want = tl->ncpus;
-		k = adv_cand_add(c, "advise.host_starved", SEV_WARN, c->idle_share * held,
+		k = adv_cand_add(c, "advise.starved_host", SEV_WARN, c->idle_share * held,
 				 "the job's cgroup is CPU-throttled %.0f %% of the time while the GPU "
 				 "waits",
 				 thr);
@@ -171,18 +178,33 @@ void adv_rule_host_starved(struct adv_ctx *c)
 	} else {
 		double busy = adv_host_median(c, H(host_busy_pct), true);
 		double press = adv_host_median(c, H(cpu_pressure_pct), true);
+		double wb = adv_host_median(c, H(workers_busy), true);
 
-		k = adv_cand_add(c, "advise.host_starved", SEV_WARN, c->idle_share * held,
-				 "other processes hold the CPU: the machine is %.0f %% busy and the "
-				 "job has %.0f %% of it",
-				 tl->ncpus > 0 ? busy / tl->ncpus : busy,
-				 busy > 0 ? tree * 100 / busy : 0);
+		if (!isnan(busy) && tl->ncpus > 0 && busy >= ADV_HOST_BUSY_SHARE * 100 * tl->ncpus) {
+			k = adv_cand_add(c, "advise.starved_host", SEV_WARN, c->idle_share * held,
+					 "other processes hold the CPU: the machine is %.0f %% busy and "
+					 "the job has %.0f %% of it",
+					 busy / tl->ncpus, busy > 0 ? tree * 100 / busy : 0);
+			adv_cand_fix(k, "find what holds the cores (ps -eo pid,user,pcpu,comm "
+					"--sort=-pcpu | head) and stop or renice it (renice +10 -p PID); on "
+					"a shared node ask the scheduler for the cores (Slurm: --exclusive "
+					"or --cpus-per-task)");
+		} else {
+			k = adv_cand_add(c, "advise.starved_host", SEV_WARN, c->idle_share * held,
+					 "the job's processes wait for a core: %.0f runnable share %.1f "
+					 "cores (CPU pressure %.0f %%)",
+					 isnan(wb) ? 1 : wb + 1, tree / 100, press);
+			adv_cand_fix(k,
+				     "the job may run on fewer cores than it needs, or share them: "
+				     "taskset -cp %u (or grep Cpus_allowed_list /proc/%u/status) shows "
+				     "the cores it may use; widen its affinity or cpuset (Slurm: "
+				     "--cpus-per-task; Docker: --cpuset-cpus) and move other processes "
+				     "off those cores (ps -eo pid,psr,pcpu,comm --sort=-pcpu | head)",
+				     tl->pid, tl->pid);
+		}
 		adv_cand_ev(k, "machine CPU: median %.0f %% of %d cores x 100; CPU pressure (some) "
-			       "%.0f %%; the job's tree %.0f %%",
-			    busy, tl->ncpus, press, tree);
-		adv_cand_fix(k, "find what holds the cores (ps -eo pid,user,pcpu,comm --sort=-pcpu | "
-				"head) and stop or renice it (renice +10 -p PID); on a shared node ask "
-				"the scheduler for the cores (Slurm: --exclusive or --cpus-per-task)");
+			       "%.0f %%; the job's tree %.0f %% with %.0f workers runnable",
+			    busy, tl->ncpus, press, tree, isnan(wb) ? 0 : wb);
 	}
 	k->explains_idle = true;
 	k->gap_evidence = true;
@@ -348,6 +370,12 @@ static bool main_busy(const struct adv_tick *k)
 	return !isnan(th) && th >= ADV_THREAD_BUSY_PCT;
 }
 
+static bool main_busy_tick(const struct adv_ctx *c, const struct adv_tick *k)
+{
+	(void)c;
+	return main_busy(k);
+}
+
 static bool pipeline_tick(const struct adv_ctx *c, const struct adv_tick *k)
 {
 	if (copy_tick(c, k))
@@ -401,8 +429,8 @@ void adv_rule_input_pipeline(struct adv_ctx *c)
 	if (held < ADV_EXPLAINS_SHARE)
 		return;
 	sat = adv_idle_weighted(c, saturated_tick);
-	if (sat < held / 2 && looks_like_sync(c))
-		return; /* advise.sync_points */
+	if (sat < held / 2 && (looks_like_sync(c) || c->launch_bound))
+		return; /* advise.sync_points, or launching small kernels (advise.small_work) */
 	w = adv_host_median(c, H(workers), false);
 	th = adv_host_median(c, H(main_thread_max_pct), true);
 	wcpu = adv_host_median(c, H(workers_cpu_pct), true);
@@ -483,7 +511,8 @@ void adv_rule_sync_points(struct adv_ctx *c)
 	struct adv_cand *k;
 
 	if (c->idle_share < ADV_IDLE_SHARE || adv_has(c, "advise.cpu_work") ||
-	    adv_has(c, "advise.input_pipeline") || adv_has(c, "advise.h2d_copies"))
+	    adv_has(c, "advise.input_pipeline") || adv_has(c, "advise.h2d_copies") ||
+	    c->launch_bound)
 		return;
 	if (!c->gaps.short_gaps || !(c->gaps.regular || c->gaps.ngaps < ADV_MIN_GAPS))
 		return;
@@ -715,16 +744,19 @@ void adv_rule_gpus_unused(struct adv_ctx *c)
 
 /* ---- busy, but not working well: small kernels, clocks ------------------------------------------ */
 
-void adv_rule_small_kernels(struct adv_ctx *c)
+void adv_rule_small_work(struct adv_ctx *c)
 {
 	const struct adv_timeline *tl = c->tl;
-	size_t cap = tl->nticks * (size_t)c->nheld + 1, nbusy = 0, nread = 0, nocc = 0, t;
-	double *sm = xcalloc(cap, sizeof(*sm)), *occ = xcalloc(cap, sizeof(*occ)), *ut;
-	double waste = 0, smm, occm, utm;
+	size_t cap = tl->nticks * (size_t)c->nheld + 1, nwork = 0, nhigh = 0, nread = 0, nocc = 0;
+	double *eff = xcalloc(cap, sizeof(*eff)), *smh = xcalloc(cap, sizeof(*smh));
+	double *occ = xcalloc(cap, sizeof(*occ)), *ut = xcalloc(cap, sizeof(*ut));
+	double *sm = xcalloc(cap, sizeof(*sm));
+	double waste = 0, effm, smhm, occm, utm, smm, launch = 0;
+	bool high, thin;
+	size_t t;
 	int i;
 	struct adv_cand *k;
 
-	ut = xcalloc(cap, sizeof(*ut));
 	for (i = 0; i < c->nheld; i++)
 		for (t = 0; t < tl->nticks; t++) {
 			const struct adv_gpu_tick *g = &tl->ticks[t].g[c->held[i]];
@@ -739,35 +771,65 @@ void adv_rule_small_kernels(struct adv_ctx *c)
 			if (!isnan(l) && l >= ADV_NVLINK_ACTIVE_BYTES_S)
 				continue;
 			nread++;
-			if (u < ADV_UTIL_HIGH_PCT)
+			if (u < ADV_GAP_PCT)
 				continue;
-			ut[nbusy] = u;
-			sm[nbusy++] = s;
+			ut[nwork] = u;
+			sm[nwork] = s;
+			eff[nwork++] = s / u;
 			waste += u > s ? (u - s) / 100 : 0;
+			if (u >= ADV_UTIL_HIGH_PCT)
+				smh[nhigh++] = s;
 			if (!isnan(o))
 				occ[nocc++] = o;
 		}
-	smm = adv_median(sm, nbusy);
+	effm = adv_median(eff, nwork);
+	smhm = adv_median(smh, nhigh);
 	occm = adv_median(occ, nocc);
-	utm = adv_median(ut, nbusy);
-	free(sm);
+	utm = adv_median(ut, nwork);
+	smm = adv_median(sm, nwork);
+	free(eff);
+	free(smh);
 	free(occ);
 	free(ut);
-	if (nread == 0 || (double)nbusy < 0.5 * (double)nread || smm >= ADV_SM_ACTIVE_LOW)
+	free(sm);
+	if (nread == 0)
 		return;
-	k = adv_cand_add(c, "advise.small_kernels", SEV_WARN, waste / (double)nread,
+	/* busy but the SMs empty; or, busy or not, a running kernel fills few SMs */
+	high = (double)nhigh >= 0.5 * (double)nread && smhm < ADV_SM_ACTIVE_LOW;
+	thin = (double)nwork >= 0.5 * (double)nread && effm < ADV_SM_EFFICIENCY_LOW;
+	if (!high && !thin)
+		return;
+	/* Launch-bound: the kernels are so short that the main thread, busy launching them, cannot
+	 * keep the GPU fed; the idle comes in gaps shorter than a sample. That idle is this
+	 * cause's too, not a sync point's or the input's. */
+	if (c->idle_share >= ADV_IDLE_SHARE && c->gaps.short_gaps) {
+		launch = adv_idle_weighted(c, main_busy_tick);
+		if (launch < ADV_EXPLAINS_SHARE)
+			launch = 0;
+	}
+	c->launch_bound = launch > 0;
+	k = adv_cand_add(c, "advise.small_work", SEV_WARN,
+			 waste / (double)nread + c->idle_share * launch,
 			 "the GPU is %.0f %% utilised but only %.0f %% of its SM cycles have work: "
-			 "each launch is too small to fill it",
-			 utm, smm);
-	adv_cand_ev(k, "in %zu of %zu ticks at %d %% utilisation or more: SM active (GPM) median "
-		       "%.0f %%%s",
-		    nbusy, nread, ADV_UTIL_HIGH_PCT, smm, nocc ? "" : "; occupancy not read");
+			 "each launch is too small to fill it%s",
+			 utm, smm, c->launch_bound ? ", and launching them keeps the CPU busy" : "");
+	adv_cand_ev(k, "in %zu of %zu ticks with work: SM active (GPM) median %.0f %%, %.0f %% of "
+		       "the utilised time%s",
+		    nwork, nread, smm, effm * 100, nocc ? "" : "; occupancy not read");
 	if (nocc)
 		adv_cand_ev(k, "SM occupancy (GPM): median %.0f %% of the resident warps possible",
 			    occm);
+	if (c->launch_bound) {
+		k->explains_idle = true;
+		k->gap_evidence = true;
+		idle_ev(c, k);
+		adv_cand_ev(k, "launch-bound: the main thread at %d %% of a core or more during %.0f "
+			       "%% of the idle time",
+			    ADV_THREAD_BUSY_PCT, launch * 100);
+	}
 	adv_cand_ev(k, "estimated share of lost GPU time: %.0f %% (utilised time with the SMs "
-		       "empty)",
-		    k->share * 100);
+		       "empty%s)",
+		    k->share * 100, c->launch_bound ? ", plus the idle time spent launching" : "");
 	adv_cand_fix(k, "%s",
 		     c->pytorch
 			 ? "give each launch more work: a larger batch (double it while memory "
@@ -951,7 +1013,7 @@ static struct fit fit_line(const double *x, const double *y, size_t n)
 	return f;
 }
 
-void adv_rule_memory_growing(struct adv_ctx *c)
+void adv_rule_memory_growth(struct adv_ctx *c)
 {
 	const struct adv_timeline *tl = c->tl;
 	int i;
@@ -1000,11 +1062,11 @@ void adv_rule_memory_growing(struct adv_ctx *c)
 		/* an OOM soon loses the whole run: rank it first */
 		share = !isnan(oom_s) && oom_s <= ADV_OOM_SOON_S ? 1 : 0;
 		if (isnan(oom_s))
-			k = adv_cand_add(c, "advise.memory_growing", SEV_WARN, share,
+			k = adv_cand_add(c, "advise.memory_growth", SEV_WARN, share,
 					 "the job's GPU memory grows %.1f MiB/s, step after step",
 					 all.slope / MIB);
 		else
-			k = adv_cand_add(c, "advise.memory_growing", SEV_WARN, share,
+			k = adv_cand_add(c, "advise.memory_growth", SEV_WARN, share,
 					 "the job's GPU memory grows %.1f MiB/s: out of memory in "
 					 "about %.0f min",
 					 all.slope / MIB, oom_s / 60);

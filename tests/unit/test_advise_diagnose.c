@@ -184,7 +184,7 @@ static void diagnose(void)
 {
 	findings_free(&fs);
 	memset(&fs, 0, sizeof(fs));
-	worst = advise_diagnose(&tl, &fs);
+	worst = (enum severity)advise_diagnose(&tl, &fs);
 	dump();
 }
 
@@ -285,7 +285,7 @@ static void test_noise_gpm_unread(void)
 	}
 	tl.gpus[0].gpm = false;
 	diagnose();
-	CHECK(!has("advise.small_kernels"));
+	CHECK(!has("advise.small_work"));
 	CHECK(has("advise.ok"));
 	CHECK(ev_has("advise.ok", "not read"));
 }
@@ -311,7 +311,7 @@ static void test_noise_allocator_warmup(void)
 	for (i = 0; i < tl.nticks; i++)
 		set(&tl.ticks[i].g[0].job_mem_bytes, (int64_t)(i < 20 ? i : 20) * GIB);
 	diagnose();
-	CHECK(!has("advise.memory_growing"));
+	CHECK(!has("advise.memory_growth"));
 	CHECK(has("advise.ok"));
 }
 
@@ -463,18 +463,18 @@ static void test_throttled_thermal(void)
 	CHECK(fix_has("advise.throttled", "TEMPERATURE"));
 }
 
-static void test_small_kernels(void)
+static void test_small_work(void)
 {
 	healthy(1, 1);
 	ALL_G(0, util_pct, 98);
 	ALL_G(0, sm_active_pct, 20);
 	ALL_G(0, sm_occupancy_pct, 8);
 	diagnose();
-	CHECK(has("advise.small_kernels"));
-	CHECK(ev_has("advise.small_kernels", "median 20 %"));
-	CHECK(ev_has("advise.small_kernels", "occupancy (GPM): median 8 %"));
-	CHECK(ev_has("advise.small_kernels", "estimated share of lost GPU time: 78 %"));
-	CHECK(fix_has("advise.small_kernels", "reduce-overhead"));
+	CHECK(has("advise.small_work"));
+	CHECK(ev_has("advise.small_work", "median 20 %"));
+	CHECK(ev_has("advise.small_work", "occupancy (GPM): median 8 %"));
+	CHECK(ev_has("advise.small_work", "estimated share of lost GPU time: 78 %"));
+	CHECK(fix_has("advise.small_work", "reduce-overhead"));
 }
 
 static void test_memory_full(void)
@@ -485,10 +485,10 @@ static void test_memory_full(void)
 	CHECK(has("advise.memory_full"));
 	CHECK(ev_has("advise.memory_full", "98 %"));
 	CHECK(fix_has("advise.memory_full", "torch.autocast"));
-	CHECK(!has("advise.memory_growing"));
+	CHECK(!has("advise.memory_growth"));
 }
 
-static void test_memory_growing_leak(void)
+static void test_memory_growth_leak(void)
 {
 	/* 40 GiB + 100 MiB/s with +-50 MiB of noise: 101 GiB left, full in about 17 min */
 	size_t i;
@@ -501,11 +501,11 @@ static void test_memory_growing_leak(void)
 		set(&tl.ticks[i].g[0].mem_used_bytes, 41 * GIB + (int64_t)i * 10 * MIB + noise);
 	}
 	diagnose();
-	CHECK(has("advise.memory_growing"));
-	CHECK(ev_has("advise.memory_growing", "grows 99.9 MiB/s"));
-	CHECK(ev_has("advise.memory_growing", "second half 100.1 MiB/s"));
-	CHECK(ev_has("advise.memory_growing", "about 17 min"));
-	CHECK(fix_has("advise.memory_growing", "loss.item()"));
+	CHECK(has("advise.memory_growth"));
+	CHECK(ev_has("advise.memory_growth", "grows 99.9 MiB/s"));
+	CHECK(ev_has("advise.memory_growth", "second half 100.1 MiB/s"));
+	CHECK(ev_has("advise.memory_growth", "about 17 min"));
+	CHECK(fix_has("advise.memory_growth", "loss.item()"));
 	CHECK(!has("advise.ok"));
 }
 
@@ -540,7 +540,7 @@ static void test_nccl_wait_straggler(void)
 	CHECK(ev_has("advise.nccl_wait", "GPU 2 is the straggler"));
 	CHECK(fix_has("advise.nccl_wait", "NCCL_DEBUG=INFO"));
 	/* SMs empty while NVLink moves: the waiting explains it, not small kernels */
-	CHECK(!has("advise.small_kernels"));
+	CHECK(!has("advise.small_work"));
 }
 
 static void test_gpus_unused_info(void)
@@ -571,7 +571,7 @@ static void test_cpu_work(void)
 	CHECK(fix_has("advise.cpu_work", "model.to(device)"));
 }
 
-static void test_host_starved_quota(void)
+static void test_starved_host_quota(void)
 {
 	healthy(1, 1);
 	ALL_G(0, util_pct, 50);
@@ -582,13 +582,13 @@ static void test_host_starved_quota(void)
 	ALL_H(workers, 2);
 	ALL_H(workers_cpu_pct, 120);
 	diagnose();
-	CHECK(has("advise.host_starved"));
-	CHECK(ev_has("advise.host_starved", "throttled 60 %"));
-	CHECK(ev_has("advise.host_starved", "quota: 2.0 cores"));
-	CHECK(fix_has("advise.host_starved", "--cpus-per-task=4"));
+	CHECK(has("advise.starved_host"));
+	CHECK(ev_has("advise.starved_host", "throttled 60 %"));
+	CHECK(ev_has("advise.starved_host", "quota: 2.0 cores"));
+	CHECK(fix_has("advise.starved_host", "--cpus-per-task=4"));
 }
 
-static void test_host_starved_crowded(void)
+static void test_starved_host_crowded(void)
 {
 	healthy(1, 1);
 	ALL_G(0, util_pct, 50);
@@ -597,9 +597,9 @@ static void test_host_starved_crowded(void)
 	ALL_H(tree_cpu_pct, 150);
 	ALL_H(main_thread_max_pct, 60);
 	diagnose();
-	CHECK(has("advise.host_starved"));
-	CHECK(ev_has("advise.host_starved", "other processes"));
-	CHECK(fix_has("advise.host_starved", "renice"));
+	CHECK(has("advise.starved_host"));
+	CHECK(ev_has("advise.starved_host", "other processes"));
+	CHECK(fix_has("advise.starved_host", "renice"));
 }
 
 static void test_unclear_names_the_profilers(void)
@@ -663,21 +663,58 @@ static void test_rank_pipeline_before_throttle(void)
 	CHECK(pos("advise.input_pipeline") < pos("advise.throttled"));
 }
 
-static void test_rank_small_kernels_before_sync(void)
+static void test_small_work_launch_bound(void)
 {
-	/* 20 % idle in sync stalls; the busy time with SMs 30 % active costs more */
+	/* tiny kernels: the GPU "utilised" half the time in gaps shorter than a sample, SM active
+	 * 5 %, the main thread launching at 100 %: small work, not a sync point or the input */
+	healthy(1, 1);
+	ALL_G(0, util_pct, 45);
+	ALL_G(0, sm_active_pct, 5);
+	ALL_G(0, sm_occupancy_pct, 10);
+	ALL_H(main_thread_max_pct, 100);
+	ALL_H(workers, 0);
+	ALL_G(0, pcie_rx_bytes_s, 1000000);
+	diagnose();
+	CHECK(pos("advise.small_work") == 0);
+	CHECK(fs.n == 1);
+	CHECK(ev_has("advise.small_work", "launch-bound"));
+	CHECK(ev_has("advise.small_work", "11 % of the utilised time"));
+	CHECK(fix_has("advise.small_work", "larger batch"));
+}
+
+static void test_rank_small_work_claims_short_gaps(void)
+{
+	/* short regular gaps, the main thread busy, but the kernels fill a fifth of the SMs: the
+	 * launches are the cause, ranked first, and no sync point is blamed besides */
 	healthy(1, 1);
 	plant_gaps(10, 100, 20);
-	ALL_G(0, util_pct, 80);
-	ALL_G(0, sm_active_pct, 15);
+	ALL_G(0, sm_active_pct, 20);
 	ALL_H(main_thread_max_pct, 100);
 	ALL_H(workers, 4);
 	ALL_H(workers_cpu_pct, 100);
 	ALL_G(0, pcie_rx_bytes_s, 10000000);
 	diagnose();
-	CHECK(has("advise.sync_points"));
-	CHECK(has("advise.small_kernels"));
-	CHECK(pos("advise.small_kernels") < pos("advise.sync_points"));
+	CHECK(has("advise.small_work"));
+	CHECK(pos("advise.small_work") == 0);
+	CHECK(!has("advise.sync_points"));
+}
+
+static void test_starved_host_affinity(void)
+{
+	/* five runnable processes on one core shared with a hog: pressure high, machine idle */
+	healthy(1, 1);
+	ALL_G(0, util_pct, 30);
+	ALL_H(cpu_pressure_pct, 90);
+	ALL_H(host_busy_pct, 250);
+	ALL_H(tree_cpu_pct, 50);
+	ALL_H(main_thread_max_pct, 20);
+	ALL_H(workers, 4);
+	ALL_H(workers_busy, 4);
+	ALL_H(workers_cpu_pct, 40);
+	diagnose();
+	CHECK(pos("advise.starved_host") == 0);
+	CHECK(ev_has("advise.starved_host", "wait for a core"));
+	CHECK(fix_has("advise.starved_host", "taskset -cp 4242"));
 }
 
 static void test_rank_oom_soon_first(void)
@@ -692,8 +729,8 @@ static void test_rank_oom_soon_first(void)
 		set(&tl.ticks[i].g[0].job_mem_bytes, 100 * GIB + (int64_t)i * 20 * MIB);
 	diagnose();
 	CHECK(has("advise.input_pipeline"));
-	CHECK(has("advise.memory_growing"));
-	CHECK(pos("advise.memory_growing") == 0);
+	CHECK(has("advise.memory_growth"));
+	CHECK(pos("advise.memory_growth") == 0);
 }
 
 int main(void)
@@ -712,20 +749,22 @@ int main(void)
 	RUN(test_h2d_pageable);
 	RUN(test_h2d_link_bound_peak_from_link);
 	RUN(test_throttled_thermal);
-	RUN(test_small_kernels);
+	RUN(test_small_work);
 	RUN(test_memory_full);
-	RUN(test_memory_growing_leak);
+	RUN(test_memory_growth_leak);
 	RUN(test_gpus_idle);
 	RUN(test_nccl_wait_straggler);
 	RUN(test_gpus_unused_info);
 	RUN(test_cpu_work);
-	RUN(test_host_starved_quota);
-	RUN(test_host_starved_crowded);
+	RUN(test_starved_host_quota);
+	RUN(test_starved_host_crowded);
 	RUN(test_unclear_names_the_profilers);
 	RUN(test_no_samples);
 	RUN(test_unread_never_zero);
 	RUN(test_rank_pipeline_before_throttle);
-	RUN(test_rank_small_kernels_before_sync);
+	RUN(test_small_work_launch_bound);
+	RUN(test_starved_host_affinity);
+	RUN(test_rank_small_work_claims_short_gaps);
 	RUN(test_rank_oom_soon_first);
 	reset();
 	return TEST_DONE();
