@@ -22,8 +22,8 @@
 static const struct finding_def defs[] = {
     {"advise.input_pipeline", LAYER_FRAMEWORK,
      "the GPU waits for input: the data loading is CPU-bound", false},
-    {"advise.input_io", LAYER_FRAMEWORK, "the GPU waits for input: the data loading waits on storage",
-     false},
+    {"advise.input_io", LAYER_FRAMEWORK,
+     "the GPU waits for input: the data loading waits on storage", false},
     {"advise.small_work", LAYER_FRAMEWORK,
      "too little work per launch: the GPU is busy but most SMs sit empty", false},
     {"advise.sync_points", LAYER_FRAMEWORK,
@@ -34,8 +34,8 @@ static const struct finding_def defs[] = {
     {"advise.memory_growth", LAYER_FRAMEWORK,
      "the job's GPU memory grows step after step: a leak heading for out-of-memory", false},
     {"advise.gpus_idle", LAYER_FRAMEWORK, "the job holds several GPUs but only one works", false},
-    {"advise.gpus_unused", LAYER_FRAMEWORK, "the job uses one GPU while others on the machine are free",
-     false},
+    {"advise.gpus_unused", LAYER_FRAMEWORK,
+     "the job uses one GPU while others on the machine are free", false},
     {"advise.nccl_wait", LAYER_FRAMEWORK,
      "the GPUs wait in collectives (NCCL): a straggler holds the others back", false},
     {"advise.cpu_work", LAYER_FRAMEWORK,
@@ -156,7 +156,8 @@ double adv_host_median(const struct adv_ctx *c, size_t off, bool idle_only)
 
 const char *adv_span(const struct adv_ctx *c, char *buf, size_t n)
 {
-	str_fmt(buf, n, "ticks %zu-%zu, %.1f s at %.0f ms", c->first, c->last, c->span_s, c->tick_ms);
+	str_fmt(buf, n, "ticks %zu-%zu, %.1f s at %.0f ms", c->first, c->last, c->span_s,
+		c->tick_ms);
 	return buf;
 }
 
@@ -246,8 +247,10 @@ static double link_peak(const struct adv_gpu_facts *g)
 
 	if (num_ok(&g->pcie_peak_bytes_s) && g->pcie_peak_bytes_s.v > 0)
 		return (double)g->pcie_peak_bytes_s.v;
-	gen = num_ok(&g->pcie_gen) ? g->pcie_gen.v : num_ok(&g->pcie_max_gen) ? g->pcie_max_gen.v : 0;
-	width = num_ok(&g->pcie_width) ? g->pcie_width.v
+	gen = num_ok(&g->pcie_gen)       ? g->pcie_gen.v
+	      : num_ok(&g->pcie_max_gen) ? g->pcie_max_gen.v
+					 : 0;
+	width = num_ok(&g->pcie_width)       ? g->pcie_width.v
 		: num_ok(&g->pcie_max_width) ? g->pcie_max_width.v
 					     : 0;
 	if (gen < 1 || gen >= (int64_t)ARRAY_SIZE(lane_gb_s) || width < 1)
@@ -257,8 +260,8 @@ static double link_peak(const struct adv_gpu_facts *g)
 
 /* The utilisation series the gaps are read from: NVML's own samples of the first held GPU when
  * they are finer than a tick and cover the run, else the ticks' figure. */
-static size_t util_series(const struct adv_ctx *c, int64_t **t_out, double **pct_out,
-			  double *dt_ms, bool *fine)
+static size_t util_series(const struct adv_ctx *c, int64_t **t_out, double **pct_out, double *dt_ms,
+			  bool *fine)
 {
 	const struct adv_timeline *tl = c->tl;
 	int pos = c->held[0];
@@ -365,8 +368,8 @@ static void read_gaps(struct adv_ctx *c)
 	}
 	/* Short: gaps seen whole and short, or none seen whole while most samples are partly
 	 * idle (each step's gap is shorter than a sample). */
-	g->short_gaps = g->ngaps >= ADV_MIN_GAPS ? g->gap_med_ms <= ADV_SHORT_GAP_MS
-						 : g->partial_share >= 0.5;
+	g->short_gaps =
+	    g->ngaps >= ADV_MIN_GAPS ? g->gap_med_ms <= ADV_SHORT_GAP_MS : g->partial_share >= 0.5;
 	free(len);
 	free(start);
 	free(t);
@@ -484,23 +487,25 @@ static void add_unclear(struct adv_ctx *c)
 	/* nsys cannot attach to a running process on Linux: it has to start the job. --delay
 	 * skips the start-up, --duration bounds the trace (nsys stops the job then). */
 	if (c->pytorch)
-		adv_cand_fix(k,
-			     "run the job under Nsight Systems (it cannot attach to a running process): "
-			     "nsys profile -t cuda,nvtx,osrt --delay 60 --duration 20 -o advise %s; "
-			     "then nsys stats advise.nsys-rep, or open it in nsys-ui. Or the PyTorch "
-			     "profiler around a few steps: from torch.profiler import profile, schedule, "
-			     "ProfilerActivity, tensorboard_trace_handler; with profile(activities="
-			     "[ProfilerActivity.CPU, ProfilerActivity.CUDA], schedule=schedule(wait=5, "
-			     "warmup=2, active=5), on_trace_ready=tensorboard_trace_handler(\"advise\")) "
-			     "as prof: (in the training loop) prof.step(); then "
-			     "print(prof.key_averages().table(sort_by=\"cuda_time_total\"))",
-			     cmd);
+		adv_cand_fix(
+		    k,
+		    "run the job under Nsight Systems (it cannot attach to a running process): "
+		    "nsys profile -t cuda,nvtx,osrt --delay 60 --duration 20 -o advise %s; "
+		    "then nsys stats advise.nsys-rep, or open it in nsys-ui. Or the PyTorch "
+		    "profiler around a few steps: from torch.profiler import profile, schedule, "
+		    "ProfilerActivity, tensorboard_trace_handler; with profile(activities="
+		    "[ProfilerActivity.CPU, ProfilerActivity.CUDA], schedule=schedule(wait=5, "
+		    "warmup=2, active=5), on_trace_ready=tensorboard_trace_handler(\"advise\")) "
+		    "as prof: (in the training loop) prof.step(); then "
+		    "print(prof.key_averages().table(sort_by=\"cuda_time_total\"))",
+		    cmd);
 	else
-		adv_cand_fix(k,
-			     "run the job under Nsight Systems (it cannot attach to a running process): "
-			     "nsys profile -t cuda,nvtx,osrt --delay 60 --duration 20 -o advise %s; "
-			     "then nsys stats advise.nsys-rep, or open it in nsys-ui",
-			     cmd);
+		adv_cand_fix(
+		    k,
+		    "run the job under Nsight Systems (it cannot attach to a running process): "
+		    "nsys profile -t cuda,nvtx,osrt --delay 60 --duration 20 -o advise %s; "
+		    "then nsys stats advise.nsys-rep, or open it in nsys-ui",
+		    cmd);
 }
 
 /* Most costly first; equal shares keep the order the rules ran in. */
@@ -559,15 +564,17 @@ int advise_diagnose(const struct adv_timeline *tl, struct findings *out)
 	if (c->nheld > 0)
 		read_idle(c);
 	if (c->nheld == 0 || c->nused < ADV_MIN_TICKS) {
-		struct finding *f = finding_add(out, "advise.no_samples", SEV_WARN, -1,
-						"too few samples to judge: %zu ticks with the GPU's "
-						"utilisation read, %d needed",
-						c->nused, ADV_MIN_TICKS);
+		struct finding *f =
+		    finding_add(out, "advise.no_samples", SEV_WARN, -1,
+				"too few samples to judge: %zu ticks with the GPU's "
+				"utilisation read, %d needed",
+				c->nused, ADV_MIN_TICKS);
 
 		finding_evidence(f, "timeline: %zu ticks, %d GPUs, %d held by the job", tl->nticks,
 				 tl->ngpus, c->holds ? c->nheld : 0);
-		finding_fix(f, 0, "sample longer (--duration 30) while the job is in its training "
-				  "loop, not its start-up");
+		finding_fix(f, 0,
+			    "sample longer (--duration 30) while the job is in its training "
+			    "loop, not its start-up");
 		free(c->idle);
 		free(c);
 		return findings_worst_since(out, start);

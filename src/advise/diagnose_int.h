@@ -49,10 +49,10 @@
 #define ADV_IO_PRESSURE_PCT 20
 /* Host: a cgroup throttled this share of the time, or CPU pressure at this %, with the whole
  * machine this busy and the job holding at most this share of it. */
-#define ADV_THROTTLED_PCT   20
+#define ADV_THROTTLED_PCT    20
 #define ADV_CPU_PRESSURE_PCT 30
-#define ADV_HOST_BUSY_SHARE 0.90
-#define ADV_JOB_HOST_SHARE  0.50
+#define ADV_HOST_BUSY_SHARE  0.90
+#define ADV_JOB_HOST_SHARE   0.50
 /* ... or, with CPU pressure, the job's runnable processes getting under this share of a core
  * each (they wait for a core: a narrow affinity or cpuset, another process on its cores). */
 #define ADV_RUNNABLE_CORE_SHARE 0.75
@@ -75,8 +75,8 @@
 #define ADV_TICK_BUSY_PCT 50
 /* Small work per launch: utilisation at least this while the median SM active share is under
  * ADV_SM_ACTIVE_LOW (GPM; a kernel on a few SMs still counts as "utilised"). */
-#define ADV_UTIL_HIGH_PCT   80
-#define ADV_SM_ACTIVE_LOW   50
+#define ADV_UTIL_HIGH_PCT 80
+#define ADV_SM_ACTIVE_LOW 50
 /* ... or, at any utilisation, a running kernel keeping under this share of the SMs busy (SM
  * active over utilisation: a launch-bound job's GPU is "utilised" 50 % with 5 % SM active). */
 #define ADV_SM_EFFICIENCY_LOW 0.40
@@ -86,22 +86,22 @@
  * and ADV_LEAK_MIN_SHARE of the total over the run, still growing in the second half at
  * ADV_LEAK_LATE_SHARE of the whole run's rate (an allocator warming up levels off). An OOM
  * projected within ADV_OOM_SOON_S ranks first: it loses the whole run. */
-#define ADV_LEAK_R2	    0.80
+#define ADV_LEAK_R2         0.80
 #define ADV_LEAK_MIN_BYTES  (256LL << 20)
 #define ADV_LEAK_MIN_SHARE  0.01
 #define ADV_LEAK_LATE_SHARE 0.50
-#define ADV_OOM_SOON_S	    1800.0
+#define ADV_OOM_SOON_S      1800.0
 /* Several GPUs: a held GPU under this utilisation is idle; one at ADV_TICK_BUSY_PCT is busy. A
  * free GPU (not held) is under ADV_FREE_UTIL_PCT and ADV_FREE_MEM_SHARE of its memory. */
-#define ADV_GPU_IDLE_PCT    10
-#define ADV_FREE_UTIL_PCT   5
-#define ADV_FREE_MEM_SHARE  0.05
+#define ADV_GPU_IDLE_PCT   10
+#define ADV_FREE_UTIL_PCT  5
+#define ADV_FREE_MEM_SHARE 0.05
 /* NCCL waiting: NVLink moving at least this while the SM active share is under
  * ADV_NCCL_SM_PCT and the GPU "utilised" (NCCL's kernels spin while waiting), in at least
  * ADV_NCCL_WAIT_SHARE of the ticks. */
 #define ADV_NVLINK_ACTIVE_BYTES_S 1e9
-#define ADV_NCCL_SM_PCT		  30
-#define ADV_NCCL_WAIT_SHARE	  0.30
+#define ADV_NCCL_SM_PCT           30
+#define ADV_NCCL_WAIT_SHARE       0.30
 /* Work on the CPU: the GPU under this utilisation while the job's tree uses more than
  * ADV_CPU_WORK_TREE_PCT (two cores). */
 #define ADV_CPU_WORK_UTIL_PCT 5
@@ -109,15 +109,15 @@
 
 /* What the idle time looks like on the job's first GPU: gap lengths and their period. */
 struct adv_gaps {
-	double sample_ms;   /* the series' sampling period */
-	bool fine;	    /* read from NVML's own samples (tl->util), finer than a tick */
+	double sample_ms; /* the series' sampling period */
+	bool fine;        /* read from NVML's own samples (tl->util), finer than a tick */
 	size_t nsamples;
-	size_t ngaps;	    /* runs of idle samples */
+	size_t ngaps;                            /* runs of idle samples */
 	double gap_med_ms, gap_lo_ms, gap_hi_ms; /* median, 10th and 90th percentile */
-	double period_ms;   /* median spacing of gap starts, 0 when unknown */
-	bool regular;	    /* ... and it varies little */
+	double period_ms;                        /* median spacing of gap starts, 0 when unknown */
+	bool regular;                            /* ... and it varies little */
 	double partial_share; /* samples partly idle: gaps shorter than a sample */
-	bool short_gaps;    /* gaps of a few ms to ADV_SHORT_GAP_MS, or shorter than a sample */
+	bool short_gaps;      /* gaps of a few ms to ADV_SHORT_GAP_MS, or shorter than a sample */
 };
 
 /* One candidate finding, kept until every rule ran so they can be ranked. */
@@ -125,7 +125,7 @@ struct adv_cand {
 	const char *id;
 	enum severity sev;
 	int gpu;
-	double share; /* estimated share of the job's GPU time lost, 0..1 */
+	double share;       /* estimated share of the job's GPU time lost, 0..1 */
 	bool explains_idle; /* a reason for the idle time (unclear is not needed) */
 	bool gap_evidence;  /* add the gaps' lengths and period to its evidence */
 	char *summary, *fix;
@@ -139,16 +139,16 @@ struct adv_ctx {
 	const struct adv_timeline *tl;
 	int held[ADV_MAX_GPUS]; /* positions in tl->gpus of the job's GPUs (all when none held) */
 	int nheld;
-	bool holds;	       /* the job holds a context on at least one GPU */
-	int gpu;	       /* the finding's GPU: the NVML index of the only held GPU, else -1 */
-	double *idle;	       /* per tick: idle share of the held GPUs, < 0 when unread */
-	size_t nused;	       /* ticks with utilisation read */
-	size_t first, last;    /* the first and last of them */
-	double idle_share;     /* mean idle share over those ticks */
+	bool holds;         /* the job holds a context on at least one GPU */
+	int gpu;            /* the finding's GPU: the NVML index of the only held GPU, else -1 */
+	double *idle;       /* per tick: idle share of the held GPUs, < 0 when unread */
+	size_t nused;       /* ticks with utilisation read */
+	size_t first, last; /* the first and last of them */
+	double idle_share;  /* mean idle share over those ticks */
 	double span_s, tick_ms;
-	double rx_peak;	       /* pinned host-to-GPU rate of the first held GPU, 0 unknown */
+	double rx_peak; /* pinned host-to-GPU rate of the first held GPU, 0 unknown */
 	bool pytorch;
-	bool launch_bound;     /* advise.small_work took the idle time: kernels too short to feed */
+	bool launch_bound; /* advise.small_work took the idle time: kernels too short to feed */
 	struct adv_gaps gaps;
 	struct adv_cand cands[ADV_MAX_CANDS];
 	int ncands;

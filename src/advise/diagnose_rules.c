@@ -20,8 +20,8 @@
 #include "diagnose_int.h"
 
 #define H(field) offsetof(struct adv_host_tick, field)
-#define GIB	 (1024.0 * 1024.0 * 1024.0)
-#define MIB	 (1024.0 * 1024.0)
+#define GIB      (1024.0 * 1024.0 * 1024.0)
+#define MIB      (1024.0 * 1024.0)
 
 static double hv(const struct num *n)
 {
@@ -99,9 +99,10 @@ void adv_rule_cpu_work(struct adv_ctx *c)
 				"x.to(device, non_blocking=True), y.to(device, non_blocking=True); "
 				"check with print(next(model.parameters()).device, x.device)");
 	else
-		adv_cand_fix(k, "place the model and data on the GPU (TensorFlow: "
-				"tf.debugging.set_log_device_placement(True) shows where each op runs; "
-				"JAX: jax.devices() must list the GPU, install the CUDA build of jaxlib)");
+		adv_cand_fix(
+		    k, "place the model and data on the GPU (TensorFlow: "
+		       "tf.debugging.set_log_device_placement(True) shows where each op runs; "
+		       "JAX: jax.devices() must list the GPU, install the CUDA build of jaxlib)");
 }
 
 /* ---- a starved host ----------------------------------------------------------------------- */
@@ -157,53 +158,63 @@ void adv_rule_starved_host(struct adv_ctx *c)
 
 		if (tl->ncpus > 0 && want > tl->ncpus)
 			want = tl->ncpus;
-		k = adv_cand_add(c, "advise.starved_host", SEV_WARN, c->idle_share * held,
-				 "the job's cgroup is CPU-throttled %.0f %% of the time while the GPU "
-				 "waits",
-				 thr);
+		k = adv_cand_add(
+		    c, "advise.starved_host", SEV_WARN, c->idle_share * held,
+		    "the job's cgroup is CPU-throttled %.0f %% of the time while the GPU "
+		    "waits",
+		    thr);
 		if (!isnan(quota))
-			adv_cand_ev(k, "cgroup CPU quota: %.1f cores; the job used a median %.0f %% "
-				       "(100 per core) while the GPU was idle",
+			adv_cand_ev(k,
+				    "cgroup CPU quota: %.1f cores; the job used a median %.0f %% "
+				    "(100 per core) while the GPU was idle",
 				    quota, tree);
 		else
-			adv_cand_ev(k, "the job used a median %.0f %% CPU (100 per core) while the "
-				       "GPU was idle",
+			adv_cand_ev(k,
+				    "the job used a median %.0f %% CPU (100 per core) while the "
+				    "GPU was idle",
 				    tree);
-		adv_cand_fix(k,
-			     "give the job more CPU: Slurm: --cpus-per-task=%d; Kubernetes: "
-			     "resources.limits.cpu: \"%d\" (or drop the limit, keep the request); "
-			     "Docker: --cpus=%d; and keep the data-loader workers within it (workers = "
-			     "cores - 1)",
-			     want, want, want);
+		adv_cand_fix(
+		    k,
+		    "give the job more CPU: Slurm: --cpus-per-task=%d; Kubernetes: "
+		    "resources.limits.cpu: \"%d\" (or drop the limit, keep the request); "
+		    "Docker: --cpus=%d; and keep the data-loader workers within it (workers = "
+		    "cores - 1)",
+		    want, want, want);
 	} else {
 		double busy = adv_host_median(c, H(host_busy_pct), true);
 		double press = adv_host_median(c, H(cpu_pressure_pct), true);
 		double wb = adv_host_median(c, H(workers_busy), true);
 
-		if (!isnan(busy) && tl->ncpus > 0 && busy >= ADV_HOST_BUSY_SHARE * 100 * tl->ncpus) {
-			k = adv_cand_add(c, "advise.starved_host", SEV_WARN, c->idle_share * held,
-					 "other processes hold the CPU: the machine is %.0f %% busy and "
-					 "the job has %.0f %% of it",
-					 busy / tl->ncpus, busy > 0 ? tree * 100 / busy : 0);
-			adv_cand_fix(k, "find what holds the cores (ps -eo pid,user,pcpu,comm "
-					"--sort=-pcpu | head) and stop or renice it (renice +10 -p PID); on "
-					"a shared node ask the scheduler for the cores (Slurm: --exclusive "
-					"or --cpus-per-task)");
+		if (!isnan(busy) && tl->ncpus > 0 &&
+		    busy >= ADV_HOST_BUSY_SHARE * 100 * tl->ncpus) {
+			k = adv_cand_add(
+			    c, "advise.starved_host", SEV_WARN, c->idle_share * held,
+			    "other processes hold the CPU: the machine is %.0f %% busy and "
+			    "the job has %.0f %% of it",
+			    busy / tl->ncpus, busy > 0 ? tree * 100 / busy : 0);
+			adv_cand_fix(
+			    k, "find what holds the cores (ps -eo pid,user,pcpu,comm "
+			       "--sort=-pcpu | head) and stop or renice it (renice +10 -p PID); on "
+			       "a shared node ask the scheduler for the cores (Slurm: --exclusive "
+			       "or --cpus-per-task)");
 		} else {
-			k = adv_cand_add(c, "advise.starved_host", SEV_WARN, c->idle_share * held,
-					 "the job's processes wait for a core: %.0f runnable share %.1f "
-					 "cores (CPU pressure %.0f %%)",
-					 isnan(wb) ? 1 : wb + 1, tree / 100, press);
-			adv_cand_fix(k,
-				     "the job may run on fewer cores than it needs, or share them: "
-				     "taskset -cp %u (or grep Cpus_allowed_list /proc/%u/status) shows "
-				     "the cores it may use; widen its affinity or cpuset (Slurm: "
-				     "--cpus-per-task; Docker: --cpuset-cpus) and move other processes "
-				     "off those cores (ps -eo pid,psr,pcpu,comm --sort=-pcpu | head)",
-				     tl->pid, tl->pid);
+			k = adv_cand_add(
+			    c, "advise.starved_host", SEV_WARN, c->idle_share * held,
+			    "the job's processes wait for a core: %.0f runnable share %.1f "
+			    "cores (CPU pressure %.0f %%)",
+			    isnan(wb) ? 1 : wb + 1, tree / 100, press);
+			adv_cand_fix(
+			    k,
+			    "the job may run on fewer cores than it needs, or share them: "
+			    "taskset -cp %u (or grep Cpus_allowed_list /proc/%u/status) shows "
+			    "the cores it may use; widen its affinity or cpuset (Slurm: "
+			    "--cpus-per-task; Docker: --cpuset-cpus) and move other processes "
+			    "off those cores (ps -eo pid,psr,pcpu,comm --sort=-pcpu | head)",
+			    tl->pid, tl->pid);
 		}
-		adv_cand_ev(k, "machine CPU: median %.0f %% of %d cores x 100; CPU pressure (some) "
-			       "%.0f %%; the job's tree %.0f %% with %.0f workers runnable",
+		adv_cand_ev(k,
+			    "machine CPU: median %.0f %% of %d cores x 100; CPU pressure (some) "
+			    "%.0f %%; the job's tree %.0f %% with %.0f workers runnable",
 			    busy, tl->ncpus, press, tree, isnan(wb) ? 0 : wb);
 	}
 	k->explains_idle = true;
@@ -250,23 +261,26 @@ void adv_rule_input_io(struct adv_ctx *c)
 	if (!isnan(press))
 		adv_cand_ev(k, "I/O pressure (/proc/pressure/io, some): median %.0f %%", press);
 	if (!isnan(d))
-		adv_cand_ev(k, "processes of the job in uninterruptible sleep (D): median %.0f of "
-			       "%.0f workers + main",
+		adv_cand_ev(k,
+			    "processes of the job in uninterruptible sleep (D): median %.0f of "
+			    "%.0f workers + main",
 			    d, isnan(w) ? 0 : w);
 	share_ev(c, k, held);
 	if (c->pytorch)
-		adv_cand_fix(k,
-			     "feed the loader faster storage: copy the dataset to local NVMe or "
-			     "/dev/shm (or cache decoded samples in memory after the first epoch), "
-			     "read fewer larger files (WebDataset shards, LMDB, a memory-mapped "
-			     "array), and keep more reads in flight: DataLoader(..., num_workers=%d, "
-			     "prefetch_factor=4, persistent_workers=True, pin_memory=True)",
-			     workers_to_suggest(c));
+		adv_cand_fix(
+		    k,
+		    "feed the loader faster storage: copy the dataset to local NVMe or "
+		    "/dev/shm (or cache decoded samples in memory after the first epoch), "
+		    "read fewer larger files (WebDataset shards, LMDB, a memory-mapped "
+		    "array), and keep more reads in flight: DataLoader(..., num_workers=%d, "
+		    "prefetch_factor=4, persistent_workers=True, pin_memory=True)",
+		    workers_to_suggest(c));
 	else
-		adv_cand_fix(k, "feed the input faster storage: local NVMe or /dev/shm, a cache "
-				"after the first epoch (tf.data: dataset.cache()), fewer larger files, "
-				"more reads in flight (tf.data: interleave and map with "
-				"num_parallel_calls=tf.data.AUTOTUNE, then prefetch(tf.data.AUTOTUNE))");
+		adv_cand_fix(
+		    k, "feed the input faster storage: local NVMe or /dev/shm, a cache "
+		       "after the first epoch (tf.data: dataset.cache()), fewer larger files, "
+		       "more reads in flight (tf.data: interleave and map with "
+		       "num_parallel_calls=tf.data.AUTOTUNE, then prefetch(tf.data.AUTOTUNE))");
 }
 
 /* ---- host-to-GPU copies --------------------------------------------------------------------- */
@@ -310,36 +324,39 @@ void adv_rule_h2d_copies(struct adv_ctx *c)
 				 "the GPU waits while host-to-GPU copies run at the link's peak "
 				 "(%.1f of %.1f GB/s)",
 				 rx / 1e9, c->rx_peak / 1e9);
-		adv_cand_fix(k, "%s",
-			     c->pytorch
-				 ? "the link is full: move less across it: keep the dataset on the GPU "
-				   "when it fits (load it once with .to(\"cuda\")), send compact types "
-				   "(uint8 images, converted and normalised on the GPU), and overlap the "
-				   "next batch's copy with this step (pin_memory=True, "
-				   ".to(\"cuda\", non_blocking=True))"
-				 : "the link is full: move less across it: keep the data on the GPU when "
-				   "it fits, send compact types (uint8, converted on the GPU), and overlap "
-				   "the next batch's copy with this step (pinned buffers, async copies)");
+		adv_cand_fix(
+		    k, "%s",
+		    c->pytorch
+			? "the link is full: move less across it: keep the dataset on the GPU "
+			  "when it fits (load it once with .to(\"cuda\")), send compact types "
+			  "(uint8 images, converted and normalised on the GPU), and overlap the "
+			  "next batch's copy with this step (pin_memory=True, "
+			  ".to(\"cuda\", non_blocking=True))"
+			: "the link is full: move less across it: keep the data on the GPU when "
+			  "it fits, send compact types (uint8, converted on the GPU), and overlap "
+			  "the next batch's copy with this step (pinned buffers, async copies)");
 	} else {
 		k = adv_cand_add(c, "advise.h2d_copies", SEV_WARN, c->idle_share * held,
 				 "the GPU waits on host-to-GPU copies at %.1f GB/s, %.0f %% of the "
 				 "%.1f GB/s a pinned copy reaches: pageable memory",
 				 rx / 1e9, rx * 100 / c->rx_peak, c->rx_peak / 1e9);
-		adv_cand_fix(k, "%s",
-			     c->pytorch
-				 ? "copy from pinned memory and overlap the copy: DataLoader(..., "
-				   "pin_memory=True) (or x = x.pin_memory()), then x = x.to(\"cuda\", "
-				   "non_blocking=True); better still, keep the dataset on the GPU when "
-				   "it fits"
-				 : "copy from pinned (page-locked) host memory with asynchronous copies "
-				   "(cudaMallocHost, cudaMemcpyAsync on a stream), or keep the data on "
-				   "the GPU when it fits");
+		adv_cand_fix(
+		    k, "%s",
+		    c->pytorch
+			? "copy from pinned memory and overlap the copy: DataLoader(..., "
+			  "pin_memory=True) (or x = x.pin_memory()), then x = x.to(\"cuda\", "
+			  "non_blocking=True); better still, keep the dataset on the GPU when "
+			  "it fits"
+			: "copy from pinned (page-locked) host memory with asynchronous copies "
+			  "(cudaMallocHost, cudaMemcpyAsync on a stream), or keep the data on "
+			  "the GPU when it fits");
 	}
 	k->explains_idle = true;
 	k->gap_evidence = true;
 	idle_ev(c, k);
-	adv_cand_ev(k, "PCIe receive (host to GPU) in idle ticks: median %.1f GB/s; %.0f %% of "
-		       "the idle time at %.0f %% of the peak or more",
+	adv_cand_ev(k,
+		    "PCIe receive (host to GPU) in idle ticks: median %.1f GB/s; %.0f %% of "
+		    "the idle time at %.0f %% of the peak or more",
 		    rx / 1e9, at_peak * 100, ADV_RX_PEAK_SHARE * 100);
 	if (num_ok(&g->pcie_peak_bytes_s))
 		adv_cand_ev(k, "pinned peak on this link: %.1f GB/s (measured)", c->rx_peak / 1e9);
@@ -444,36 +461,40 @@ void adv_rule_input_pipeline(struct adv_ctx *c)
 				 "the GPU is idle %.0f %% of the time while its %.0f data-loader "
 				 "workers are saturated",
 				 c->idle_share * 100, w);
-		adv_cand_ev(k, "workers: %.0f, together %.0f %% CPU (100 per core) while the GPU "
-			       "was idle; this machine has %d CPUs",
+		adv_cand_ev(k,
+			    "workers: %.0f, together %.0f %% CPU (100 per core) while the GPU "
+			    "was idle; this machine has %d CPUs",
 			    w, wcpu, c->tl->ncpus);
 		if (more > (int)w)
 			adv_cand_fix(k,
-				     c->pytorch ? "more workers: DataLoader(..., num_workers=%d, "
-						  "pin_memory=True, persistent_workers=True), and "
-						  "cheaper per-sample work (images stored pre-resized, "
-						  "augmentations on the GPU after the copy)"
-						: "more loader processes (about %d on this machine) and "
-						  "cheaper per-sample work (data stored pre-processed, "
-						  "augmentations on the GPU)",
+				     c->pytorch
+					 ? "more workers: DataLoader(..., num_workers=%d, "
+					   "pin_memory=True, persistent_workers=True), and "
+					   "cheaper per-sample work (images stored pre-resized, "
+					   "augmentations on the GPU after the copy)"
+					 : "more loader processes (about %d on this machine) and "
+					   "cheaper per-sample work (data stored pre-processed, "
+					   "augmentations on the GPU)",
 				     more);
 		else
-			adv_cand_fix(k, "%s",
-				     c->pytorch
-					 ? "the workers use every core: make each sample cheaper: "
-					   "store images pre-resized, decode on the GPU "
-					   "(torchvision.io.decode_jpeg(..., device=\"cuda\") or NVIDIA "
-					   "DALI), move augmentations to the GPU after the copy"
-					 : "the loaders use every core: make each sample cheaper (store "
-					   "data pre-processed, decode and augment on the GPU: NVIDIA "
-					   "DALI)");
+			adv_cand_fix(
+			    k, "%s",
+			    c->pytorch
+				? "the workers use every core: make each sample cheaper: "
+				  "store images pre-resized, decode on the GPU "
+				  "(torchvision.io.decode_jpeg(..., device=\"cuda\") or NVIDIA "
+				  "DALI), move augmentations to the GPU after the copy"
+				: "the loaders use every core: make each sample cheaper (store "
+				  "data pre-processed, decode and augment on the GPU: NVIDIA "
+				  "DALI)");
 	} else {
 		k = adv_cand_add(c, "advise.input_pipeline", SEV_WARN, c->idle_share * held,
 				 "the GPU is idle %.0f %% of the time while the main process "
 				 "prepares the data on one core with %.0f data-loader workers",
 				 c->idle_share * 100, w);
-		adv_cand_ev(k, "main process: median %.0f %% CPU, its busiest thread %.0f %% of a "
-			       "core while the GPU was idle; %.0f workers; this machine has %d CPUs",
+		adv_cand_ev(k,
+			    "main process: median %.0f %% CPU, its busiest thread %.0f %% of a "
+			    "core while the GPU was idle; %.0f workers; this machine has %d CPUs",
 			    main_cpu, th, w, c->tl->ncpus);
 		if (c->pytorch)
 			adv_cand_fix(k,
@@ -482,12 +503,13 @@ void adv_rule_input_pipeline(struct adv_ctx *c)
 				     "persistent_workers=True) (this machine has %d CPUs)",
 				     workers_to_suggest(c), c->tl->ncpus);
 		else
-			adv_cand_fix(k,
-				     "prepare the input in parallel: tf.data: dataset.map(f, "
-				     "num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE); "
-				     "elsewhere about %d loader processes (this machine has %d CPUs) "
-				     "with prefetching",
-				     workers_to_suggest(c), c->tl->ncpus);
+			adv_cand_fix(
+			    k,
+			    "prepare the input in parallel: tf.data: dataset.map(f, "
+			    "num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE); "
+			    "elsewhere about %d loader processes (this machine has %d CPUs) "
+			    "with prefetching",
+			    workers_to_suggest(c), c->tl->ncpus);
 	}
 	k->explains_idle = true;
 	k->gap_evidence = true;
@@ -495,7 +517,8 @@ void adv_rule_input_pipeline(struct adv_ctx *c)
 	share_ev(c, k, held);
 }
 
-/* ---- sync points ------------------------------------------------------------------------------ */
+/* ---- sync points ------------------------------------------------------------------------------
+ */
 
 static bool sync_tick(const struct adv_ctx *c, const struct adv_tick *k)
 {
@@ -541,19 +564,22 @@ void adv_rule_sync_points(struct adv_ctx *c)
 		adv_cand_ev(k, "data-loader workers: %.0f, not saturated", w);
 	share_ev(c, k, held);
 	if (c->pytorch)
-		adv_cand_fix(k, "find what waits for the GPU each step: loss.item(), print(tensor), "
-				"tensor.cpu() or .numpy(), a Python if on a GPU value, "
-				"torch.cuda.synchronize(); accumulate on the GPU (total += "
-				"loss.detach()) and read it every 100 steps; "
-				"torch.cuda.set_sync_debug_mode(\"warn\") names each sync in the code");
+		adv_cand_fix(
+		    k, "find what waits for the GPU each step: loss.item(), print(tensor), "
+		       "tensor.cpu() or .numpy(), a Python if on a GPU value, "
+		       "torch.cuda.synchronize(); accumulate on the GPU (total += "
+		       "loss.detach()) and read it every 100 steps; "
+		       "torch.cuda.set_sync_debug_mode(\"warn\") names each sync in the code");
 	else
-		adv_cand_fix(k, "read values back from the GPU every N steps, not every step: keep "
-				"metrics on the device and fetch them when logging (TensorFlow: avoid "
-				".numpy() in the step; JAX: avoid float(x) or x.block_until_ready() each "
-				"step)");
+		adv_cand_fix(
+		    k, "read values back from the GPU every N steps, not every step: keep "
+		       "metrics on the device and fetch them when logging (TensorFlow: avoid "
+		       ".numpy() in the step; JAX: avoid float(x) or x.block_until_ready() each "
+		       "step)");
 }
 
-/* ---- several GPUs ------------------------------------------------------------------------------ */
+/* ---- several GPUs ------------------------------------------------------------------------------
+ */
 
 void adv_rule_gpus_idle(struct adv_ctx *c)
 {
@@ -591,21 +617,24 @@ void adv_rule_gpus_idle(struct adv_ctx *c)
 			isnan(util[i]) ? 0 : util[i]);
 	adv_cand_ev(k, "mean utilisation of the job's GPUs: %s", sb.buf);
 	sb_release(&sb);
-	adv_cand_ev(k, "estimated share of lost GPU time: %.0f %% (the idle GPUs' time over the %d "
-		       "the job holds)",
+	adv_cand_ev(k,
+		    "estimated share of lost GPU time: %.0f %% (the idle GPUs' time over the %d "
+		    "the job holds)",
 		    k->share * 100, c->nheld);
 	if (c->pytorch)
-		adv_cand_fix(k,
-			     "give every GPU its share: DistributedDataParallel started by torchrun "
-			     "--nproc_per_node=%d train.py (one process per GPU: model = "
-			     "DDP(model.to(rank), device_ids=[rank]) and a DistributedSampler); "
-			     "nn.DataParallel leaves the others waiting on GPU 0; or hold one GPU only "
-			     "(CUDA_VISIBLE_DEVICES=0) and free the rest",
-			     c->nheld);
+		adv_cand_fix(
+		    k,
+		    "give every GPU its share: DistributedDataParallel started by torchrun "
+		    "--nproc_per_node=%d train.py (one process per GPU: model = "
+		    "DDP(model.to(rank), device_ids=[rank]) and a DistributedSampler); "
+		    "nn.DataParallel leaves the others waiting on GPU 0; or hold one GPU only "
+		    "(CUDA_VISIBLE_DEVICES=0) and free the rest",
+		    c->nheld);
 	else
-		adv_cand_fix(k, "spread the work: TensorFlow: tf.distribute.MirroredStrategy; JAX: "
-				"shard the batch over jax.devices() (jax.sharding); or hold one GPU "
-				"only (CUDA_VISIBLE_DEVICES=0) and free the rest");
+		adv_cand_fix(k,
+			     "spread the work: TensorFlow: tf.distribute.MirroredStrategy; JAX: "
+			     "shard the batch over jax.devices() (jax.sharding); or hold one GPU "
+			     "only (CUDA_VISIBLE_DEVICES=0) and free the rest");
 }
 
 void adv_rule_nccl_wait(struct adv_ctx *c)
@@ -620,7 +649,8 @@ void adv_rule_nccl_wait(struct adv_ctx *c)
 	if (!c->holds || c->nheld < 2)
 		return;
 	for (i = 0; i < c->nheld; i++) {
-		double *sm = xcalloc(tl->nticks, sizeof(*sm)), *nv = xcalloc(tl->nticks, sizeof(*nv));
+		double *sm = xcalloc(tl->nticks, sizeof(*sm)),
+		       *nv = xcalloc(tl->nticks, sizeof(*nv));
 		double waste = 0;
 		size_t t, nread = 0, nwait = 0;
 
@@ -659,38 +689,44 @@ void adv_rule_nccl_wait(struct adv_ctx *c)
 	if (lowest >= 0 && low > top / 2)
 		lowest = -1;
 	if (lowest >= 0)
-		k = adv_cand_add(c, "advise.nccl_wait", SEV_WARN, lost / c->nheld,
-				 "the GPUs wait in collectives (NVLink busy, SMs idle) up to %.0f %% "
-				 "of the time: GPU %d is the straggler",
-				 top * 100, tl->gpus[c->held[lowest]].index);
+		k = adv_cand_add(
+		    c, "advise.nccl_wait", SEV_WARN, lost / c->nheld,
+		    "the GPUs wait in collectives (NVLink busy, SMs idle) up to %.0f %% "
+		    "of the time: GPU %d is the straggler",
+		    top * 100, tl->gpus[c->held[lowest]].index);
 	else
-		k = adv_cand_add(c, "advise.nccl_wait", SEV_WARN, lost / c->nheld,
-				 "the GPUs wait in collectives (NVLink busy, SMs idle) up to %.0f %% "
-				 "of the time",
-				 top * 100);
+		k = adv_cand_add(
+		    c, "advise.nccl_wait", SEV_WARN, lost / c->nheld,
+		    "the GPUs wait in collectives (NVLink busy, SMs idle) up to %.0f %% "
+		    "of the time",
+		    top * 100);
 	sb_init(&sb);
 	for (i = 0; i < c->nheld; i++)
-		sb_addf(&sb, "%sGPU %d: waiting %.0f %% of ticks, SM active %.0f %%, NVLink %.1f GB/s",
+		sb_addf(&sb,
+			"%sGPU %d: waiting %.0f %% of ticks, SM active %.0f %%, NVLink %.1f GB/s",
 			i ? "; " : "", tl->gpus[c->held[i]].index, wait[i] * 100,
 			isnan(smm[i]) ? 0 : smm[i], isnan(nvl[i]) ? 0 : nvl[i] / 1e9);
 	adv_cand_ev(k, "%s", sb.buf);
 	sb_release(&sb);
-	adv_cand_ev(k, "waiting: utilisation %d %% or more with SM active under %d %% and NVLink "
-		       "over %.0f GB/s (NCCL's kernels spin while they wait)",
+	adv_cand_ev(k,
+		    "waiting: utilisation %d %% or more with SM active under %d %% and NVLink "
+		    "over %.0f GB/s (NCCL's kernels spin while they wait)",
 		    ADV_TICK_BUSY_PCT, ADV_NCCL_SM_PCT, ADV_NVLINK_ACTIVE_BYTES_S / 1e9);
-	adv_cand_ev(k, "estimated share of lost GPU time: %.0f %% (the waiting ticks' utilisation "
-		       "beyond SM activity, over the job's GPUs)",
+	adv_cand_ev(k,
+		    "estimated share of lost GPU time: %.0f %% (the waiting ticks' utilisation "
+		    "beyond SM activity, over the job's GPUs)",
 		    k->share * 100);
-	adv_cand_fix(k, "%s",
-		     c->pytorch
-			 ? "find why one rank is slower: uneven batches or sequence lengths across "
-			   "ranks (bucket by length, drop_last=True), work on one rank only (logging, "
-			   "evaluation, checkpoints on rank 0: move them out of the step), a slower "
-			   "GPU (gpuvet burn compares them); NCCL_DEBUG=INFO shows the collectives, "
-			   "and DDP's no_sync() with gradient accumulation cuts their number"
-			 : "find why one process is slower: uneven batches across processes, work done "
-			   "on one rank only (logging, evaluation, checkpoints), a slower GPU (gpuvet "
-			   "burn compares them); NCCL_DEBUG=INFO shows the collectives");
+	adv_cand_fix(
+	    k, "%s",
+	    c->pytorch
+		? "find why one rank is slower: uneven batches or sequence lengths across "
+		  "ranks (bucket by length, drop_last=True), work on one rank only (logging, "
+		  "evaluation, checkpoints on rank 0: move them out of the step), a slower "
+		  "GPU (gpuvet burn compares them); NCCL_DEBUG=INFO shows the collectives, "
+		  "and DDP's no_sync() with gradient accumulation cuts their number"
+		: "find why one process is slower: uneven batches across processes, work done "
+		  "on one rank only (logging, evaluation, checkpoints), a slower GPU (gpuvet "
+		  "burn compares them); NCCL_DEBUG=INFO shows the collectives");
 }
 
 void adv_rule_gpus_unused(struct adv_ctx *c)
@@ -727,8 +763,9 @@ void adv_rule_gpus_unused(struct adv_ctx *c)
 	k = adv_cand_add(c, "advise.gpus_unused", SEV_INFO, 0,
 			 "the job uses 1 GPU while %d other%s on this machine %s free", nfree,
 			 nfree == 1 ? "" : "s", nfree == 1 ? "is" : "are");
-	adv_cand_ev(k, "its GPU is busy (%.0f %% utilised); free: under %d %% utilisation and %.0f "
-		       "%% of memory",
+	adv_cand_ev(k,
+		    "its GPU is busy (%.0f %% utilised); free: under %d %% utilisation and %.0f "
+		    "%% of memory",
 		    (1 - c->idle_share) * 100, ADV_FREE_UTIL_PCT, ADV_FREE_MEM_SHARE * 100);
 	adv_cand_ev(k, "costs no GPU time of this job: more GPUs would shorten it");
 	if (c->pytorch)
@@ -738,11 +775,13 @@ void adv_rule_gpus_unused(struct adv_ctx *c)
 			     "scale the learning rate with the global batch",
 			     nfree + 1);
 	else
-		adv_cand_fix(k, "if the job can use them: TensorFlow tf.distribute.MirroredStrategy, "
-				"JAX sharding over jax.devices(), Horovod or DeepSpeed launchers");
+		adv_cand_fix(k,
+			     "if the job can use them: TensorFlow tf.distribute.MirroredStrategy, "
+			     "JAX sharding over jax.devices(), Horovod or DeepSpeed launchers");
 }
 
-/* ---- busy, but not working well: small kernels, clocks ------------------------------------------ */
+/* ---- busy, but not working well: small kernels, clocks ------------------------------------------
+ */
 
 void adv_rule_small_work(struct adv_ctx *c)
 {
@@ -808,13 +847,14 @@ void adv_rule_small_work(struct adv_ctx *c)
 			launch = 0;
 	}
 	c->launch_bound = launch > 0;
-	k = adv_cand_add(c, "advise.small_work", SEV_WARN,
-			 waste / (double)nread + c->idle_share * launch,
-			 "the GPU is %.0f %% utilised but only %.0f %% of its SM cycles have work: "
-			 "each launch is too small to fill it%s",
-			 utm, smm, c->launch_bound ? ", and launching them keeps the CPU busy" : "");
-	adv_cand_ev(k, "in %zu of %zu ticks with work: SM active (GPM) median %.0f %%, %.0f %% of "
-		       "the utilised time%s",
+	k = adv_cand_add(
+	    c, "advise.small_work", SEV_WARN, waste / (double)nread + c->idle_share * launch,
+	    "the GPU is %.0f %% utilised but only %.0f %% of its SM cycles have work: "
+	    "each launch is too small to fill it%s",
+	    utm, smm, c->launch_bound ? ", and launching them keeps the CPU busy" : "");
+	adv_cand_ev(k,
+		    "in %zu of %zu ticks with work: SM active (GPM) median %.0f %%, %.0f %% of "
+		    "the utilised time%s",
 		    nwork, nread, smm, effm * 100, nocc ? "" : "; occupancy not read");
 	if (nocc)
 		adv_cand_ev(k, "SM occupancy (GPM): median %.0f %% of the resident warps possible",
@@ -823,29 +863,32 @@ void adv_rule_small_work(struct adv_ctx *c)
 		k->explains_idle = true;
 		k->gap_evidence = true;
 		idle_ev(c, k);
-		adv_cand_ev(k, "launch-bound: the main thread at %d %% of a core or more during %.0f "
-			       "%% of the idle time",
+		adv_cand_ev(k,
+			    "launch-bound: the main thread at %d %% of a core or more during %.0f "
+			    "%% of the idle time",
 			    ADV_THREAD_BUSY_PCT, launch * 100);
 	}
-	adv_cand_ev(k, "estimated share of lost GPU time: %.0f %% (utilised time with the SMs "
-		       "empty%s)",
+	adv_cand_ev(k,
+		    "estimated share of lost GPU time: %.0f %% (utilised time with the SMs "
+		    "empty%s)",
 		    k->share * 100, c->launch_bound ? ", plus the idle time spent launching" : "");
-	adv_cand_fix(k, "%s",
-		     c->pytorch
-			 ? "give each launch more work: a larger batch (double it while memory "
-			   "allows, scale the learning rate with it), model = torch.compile(model, "
-			   "mode=\"reduce-overhead\") (CUDA graphs, fused small ops), mixed precision "
-			   "(torch.autocast) to make room for the batch"
-			 : "give each launch more work: larger batches, fused kernels (jax.jit, "
-			   "tf.function(jit_compile=True)), CUDA graphs to cut launch overhead");
+	adv_cand_fix(
+	    k, "%s",
+	    c->pytorch
+		? "give each launch more work: a larger batch (double it while memory "
+		  "allows, scale the learning rate with it), model = torch.compile(model, "
+		  "mode=\"reduce-overhead\") (CUDA graphs, fused small ops), mixed precision "
+		  "(torch.autocast) to make room for the batch"
+		: "give each launch more work: larger batches, fused kernels (jax.jit, "
+		  "tf.function(jit_compile=True)), CUDA graphs to cut launch overhead");
 }
 
 static const struct {
 	unsigned bit;
 	const char *name;
 } ce_names[] = {
-    {CE_SW_POWER_CAP, "SW_POWER_CAP"},	{CE_HW_SLOWDOWN, "HW_SLOWDOWN"},
-    {CE_SW_THERMAL, "SW_THERMAL"},	{CE_HW_THERMAL, "HW_THERMAL"},
+    {CE_SW_POWER_CAP, "SW_POWER_CAP"},     {CE_HW_SLOWDOWN, "HW_SLOWDOWN"},
+    {CE_SW_THERMAL, "SW_THERMAL"},         {CE_HW_THERMAL, "HW_THERMAL"},
     {CE_HW_POWER_BRAKE, "HW_POWER_BRAKE"},
 };
 
@@ -874,8 +917,7 @@ void adv_rule_throttled(struct adv_ctx *c)
 			unsigned ce;
 			bool slow;
 
-			if (isnan(u) || isnan(mhz) || !num_ok(&g->clock_events) ||
-			    u < ADV_GAP_PCT)
+			if (isnan(u) || isnan(mhz) || !num_ok(&g->clock_events) || u < ADV_GAP_PCT)
 				continue;
 			nbusy++;
 			ce = (unsigned)g->clock_events.v;
@@ -907,23 +949,28 @@ void adv_rule_throttled(struct adv_ctx *c)
 	sb_release(&sb);
 	if (!isnan(tmax))
 		adv_cand_ev(k, "hottest while slowed: %.0f C", tmax);
-	adv_cand_ev(k, "estimated share of lost GPU time: %.0f %% (busy time times the clock "
-		       "lost)",
+	adv_cand_ev(k,
+		    "estimated share of lost GPU time: %.0f %% (busy time times the clock "
+		    "lost)",
 		    k->share * 100);
 	if (seen & heat)
-		adv_cand_fix(k, "the GPU is too hot: check airflow, fans and the inlet temperature "
-				"(nvidia-smi -q -d TEMPERATURE,PERFORMANCE); tell the machine's "
-				"administrator; gpuvet burn tells a card's cooling fault from the slot's");
+		adv_cand_fix(
+		    k, "the GPU is too hot: check airflow, fans and the inlet temperature "
+		       "(nvidia-smi -q -d TEMPERATURE,PERFORMANCE); tell the machine's "
+		       "administrator; gpuvet burn tells a card's cooling fault from the slot's");
 	else if (seen & hw)
-		adv_cand_fix(k, "an external signal slows the GPU (power supply, BMC): check the "
-				"power supplies and the BMC's event log; gpuvet doctor and gpuvet burn");
+		adv_cand_fix(
+		    k, "an external signal slows the GPU (power supply, BMC): check the "
+		       "power supplies and the BMC's event log; gpuvet doctor and gpuvet burn");
 	else
-		adv_cand_fix(k, "the power limit holds the clock down: nvidia-smi -q -d POWER shows "
-				"the current and default limits; restore it (sudo nvidia-smi -pl "
-				"<default W>) or ask the administrator");
+		adv_cand_fix(k,
+			     "the power limit holds the clock down: nvidia-smi -q -d POWER shows "
+			     "the current and default limits; restore it (sudo nvidia-smi -pl "
+			     "<default W>) or ask the administrator");
 }
 
-/* ---- memory -------------------------------------------------------------------------------------- */
+/* ---- memory
+ * -------------------------------------------------------------------------------------- */
 
 void adv_rule_memory_full(struct adv_ctx *c)
 {
@@ -959,10 +1006,11 @@ void adv_rule_memory_full(struct adv_ctx *c)
 	}
 	if (best < ADV_MEM_FULL_SHARE)
 		return;
-	k = adv_cand_add(c, "advise.memory_full", SEV_WARN, 0,
-			 "GPU memory is %.0f %% full (%.1f of %.1f GiB): a larger batch or a longer "
-			 "input runs out",
-			 best * 100, used_best / GIB, total_best / GIB);
+	k = adv_cand_add(
+	    c, "advise.memory_full", SEV_WARN, 0,
+	    "GPU memory is %.0f %% full (%.1f of %.1f GiB): a larger batch or a longer "
+	    "input runs out",
+	    best * 100, used_best / GIB, total_best / GIB);
 	k->gpu = gpu;
 	adv_cand_ev(k, "memory used on GPU %d: median %.1f GiB over the last quarter of the run",
 		    gpu, used_best / GIB);
@@ -1020,7 +1068,8 @@ void adv_rule_memory_growth(struct adv_ctx *c)
 
 	for (i = 0; i < c->nheld; i++) {
 		const struct adv_gpu_facts *f = &tl->gpus[c->held[i]];
-		double *x = xcalloc(tl->nticks + 1, sizeof(*x)), *y = xcalloc(tl->nticks + 1, sizeof(*y));
+		double *x = xcalloc(tl->nticks + 1, sizeof(*x)),
+		       *y = xcalloc(tl->nticks + 1, sizeof(*y));
 		double total = num_ok(&f->mem_total_bytes) ? (double)f->mem_total_bytes.v : NAN;
 		double span, growth, now, oom_s = NAN, share;
 		bool job = true;
@@ -1071,25 +1120,28 @@ void adv_rule_memory_growth(struct adv_ctx *c)
 					 "about %.0f min",
 					 all.slope / MIB, oom_s / 60);
 		k->gpu = f->index;
-		adv_cand_ev(k,
-			    "%s on GPU %d: %.2f GiB now, +%.2f GiB over %.1f s (least-squares slope "
-			    "%.1f MiB/s, R^2 %.2f; second half %.1f MiB/s)",
-			    job ? "the job's memory" : "memory used", f->index, now / GIB,
-			    growth / GIB, span, all.slope / MIB, all.r2, late.slope / MIB);
+		adv_cand_ev(
+		    k,
+		    "%s on GPU %d: %.2f GiB now, +%.2f GiB over %.1f s (least-squares slope "
+		    "%.1f MiB/s, R^2 %.2f; second half %.1f MiB/s)",
+		    job ? "the job's memory" : "memory used", f->index, now / GIB, growth / GIB,
+		    span, all.slope / MIB, all.r2, late.slope / MIB);
 		if (!isnan(oom_s))
-			adv_cand_ev(k, "of %.1f GiB: full in about %.0f s at this rate%s", total / GIB,
-				    oom_s, share > 0 ? " (ranked first: an OOM loses the run)" : "");
-		adv_cand_fix(k, "%s",
-			     c->pytorch
-				 ? "find what keeps tensors alive from step to step: losses.append(loss) "
-				   "keeps each step's graph (append loss.item() or loss.detach()), "
-				   "outputs kept in lists or dicts, a cache that never drops; "
-				   "torch.cuda.memory_summary() shows what grows; if the batch itself "
-				   "needs the room: mixed precision (torch.autocast), gradient "
-				   "accumulation, activation checkpointing"
-				 : "find what keeps device arrays alive from step to step (results kept "
-				   "in lists, a growing cache); if the batch needs the room: mixed "
-				   "precision, gradient accumulation, activation checkpointing");
+			adv_cand_ev(k, "of %.1f GiB: full in about %.0f s at this rate%s",
+				    total / GIB, oom_s,
+				    share > 0 ? " (ranked first: an OOM loses the run)" : "");
+		adv_cand_fix(
+		    k, "%s",
+		    c->pytorch
+			? "find what keeps tensors alive from step to step: losses.append(loss) "
+			  "keeps each step's graph (append loss.item() or loss.detach()), "
+			  "outputs kept in lists or dicts, a cache that never drops; "
+			  "torch.cuda.memory_summary() shows what grows; if the batch itself "
+			  "needs the room: mixed precision (torch.autocast), gradient "
+			  "accumulation, activation checkpointing"
+			: "find what keeps device arrays alive from step to step (results kept "
+			  "in lists, a growing cache); if the batch needs the room: mixed "
+			  "precision, gradient accumulation, activation checkpointing");
 		return; /* one finding: the first GPU that grows says it */
 	}
 }

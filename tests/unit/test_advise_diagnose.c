@@ -197,7 +197,8 @@ static void dump(void)
 	if (!getenv("GPUVET_TEST_DUMP"))
 		return;
 	for (i = 0; i < fs.n; i++) {
-		printf("# %s [%s] %s\n", fs.v[i].def->id, severity_name(fs.v[i].sev), fs.v[i].summary);
+		printf("# %s [%s] %s\n", fs.v[i].def->id, severity_name(fs.v[i].sev),
+		       fs.v[i].summary);
 		for (e = 0; e < fs.v[i].nevidence; e++)
 			printf("#   %s\n", fs.v[i].evidence[e]);
 		if (fs.v[i].fix)
@@ -386,7 +387,8 @@ static void test_input_io(void)
 
 static void test_sync_points(void)
 {
-	/* 30 ms stalls every 100 ms step, the main thread spinning, the link quiet, 4 idle workers */
+	/* 30 ms stalls every 100 ms step, the main thread spinning, the link quiet, 4 idle workers
+	 */
 	healthy(1, 1);
 	plant_gaps(10, 100, 30);
 	ALL_H(main_thread_max_pct, 100);
