@@ -32,7 +32,8 @@ expect_grep "the PID named" 'no process 777' "$TMP/err"
 
 # hand-made timelines
 python3 "$TOP/tests/advise/gen.py" "$TMP" || bail "tests/advise/gen.py writes the timelines" "exit $?"
-expect_exit "--from, input bound" 0 "$GPUVET" advise --from "$TMP/input_bound.json"
+expect_exit "--from, input bound: a warning (exit 1)" 1 "$GPUVET" advise --from "$TMP/input_bound.json"
+expect_grep "input bound: the input pipeline ranks first" "^  1\. WARN advise\.input_pipeline: " "$TMP/out"
 expect_grep "the job" '^job: PID 4242  python3 train.py --epochs 3$' "$TMP/out"
 expect_grep "its GPU and framework" '^  GPUs: GPU 0 \(NVIDIA H200\)  framework: pytorch$' "$TMP/out"
 expect_grep "the summary" '^summary: GPU util 38% \(idle in 60% of ticks\)  SM active 32%  CPU main 100%  workers 0 \(CPU 0%\)$' "$TMP/out"
@@ -42,9 +43,11 @@ cp "$TMP/out" "$TMP/busy.out"
 expect_jq "json: job" '.job.pid == 4242 and .job.gpus == [0] and .job.framework == "pytorch"' "$TMP/busy.out"
 expect_jq "json: summary" '.summary.ticks == 20 and .summary.gpu_util_pct == 99 and .summary.workers == 4 and .summary.workers_cpu_pct == 200' "$TMP/busy.out"
 expect_jq "json: findings and cost" '(.findings | type) == "array" and .cost.us_per_tick == 1500' "$TMP/busy.out"
-expect_exit "--from, nothing read" 0 "$GPUVET" advise --from "$TMP/unread.json" --json
+expect_jq "busy: nothing but advise.ok" '[.findings[].id] == ["advise.ok"]' "$TMP/busy.out"
+expect_exit "--from, nothing read: cannot judge (exit 1)" 1 "$GPUVET" advise --from "$TMP/unread.json" --json
+expect_jq "nothing read: only advise.no_samples" '[.findings[].id] == ["advise.no_samples"]' "$TMP/out"
 expect_jq "unread readings are null, not 0" '.summary.gpu_util_pct == null and .summary.main_cpu_pct == null and .summary.workers == null' "$TMP/out"
-expect_exit "--from --html" 0 "$GPUVET" advise --from "$TMP/input_bound.json" --html "$TMP/page.html"
+expect_exit "--from --html" 1 "$GPUVET" advise --from "$TMP/input_bound.json" --html "$TMP/page.html"
 expect_grep "page: title" '<title>gpuvet advise: PID 4242 python3 train.py --epochs 3</title>' "$TMP/page.html"
 expect_grep "page: utilisation plot" '<title>GPU utilisation</title>' "$TMP/page.html"
 expect_grep "page: CPU plot with the main process" 'CPU of the job.*|main process' "$TMP/page.html"
@@ -66,7 +69,8 @@ expect_grep "the file named" "cannot read '$TMP/none.json'" "$TMP/err"
 
 # live on a replayed machine: the training job (PID 4242 on GPU 0, four workers)
 expect_exit "live: unwritable --record fails before sampling" 3 "$GPUVET" --replay "$M/procs.json" advise --duration 1 --record "$TMP/no/such/dir/t.json"
-expect_exit "live: the replay's job" 0 "$GPUVET" --replay "$M/procs.json" advise --duration 1 --record "$TMP/live.json"
+# one second is too short to judge: advise.no_samples, a warning (exit 1)
+expect_exit "live: the replay's job" 1 "$GPUVET" --replay "$M/procs.json" advise --duration 1 --record "$TMP/live.json"
 cp "$TMP/out" "$TMP/live.out"
 expect_grep "live: the job found" '^job: PID 4242  python3 train.py --epochs 3$' "$TMP/live.out"
 expect_grep "live: its GPU" '^  GPUs: GPU 0 \(NVIDIA H200\)$' "$TMP/live.out"
@@ -76,11 +80,11 @@ expect_jq "live: the job's GPU, its memory and the workers per tick" '.gpus[0].j
 expect_jq "live: a reading the replay lacks is null" '.ticks[-1].host.read_bytes_s == null and .ticks[0].host.main_cpu_pct == null' "$TMP/live.json"
 expect_jq "live: its own cost measured" '.cost.self_cpu_ns > 0 and .cost.self_wall_ns >= 500000000' "$TMP/live.json"
 expect_exit "live: a worker that holds no GPU: exit 5" 5 "$GPUVET" --replay "$M/procs.json" advise -i 0 4251 --duration 1
-expect_exit "live: the PID named" 0 "$GPUVET" --replay "$M/procs.json" advise 4242 --duration 1 --interval 200 --json
+expect_exit "live: the PID named" 1 "$GPUVET" --replay "$M/procs.json" advise 4242 --duration 1 --interval 200 --json
 expect_jq "live: the PID named, at 200 ms" '.job.pid == 4242 and .summary.tick_ms == 200' "$TMP/out"
 
 # --record then --from: the same report (the cost line is the recorded one too)
-expect_exit "--from the recorded timeline" 0 "$GPUVET" advise --from "$TMP/live.json"
+expect_exit "--from the recorded timeline" 1 "$GPUVET" advise --from "$TMP/live.json"
 if cmp -s "$TMP/out" "$TMP/live.out"; then pass "--record then --from: the same report"; else
 	fail "--record then --from: the same report" "$(diff "$TMP/live.out" "$TMP/out" | head -c 400)"; fi
 
