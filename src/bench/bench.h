@@ -428,7 +428,7 @@ int bench_pin_thread(const char *cpulist);
 
 /* ---- helpers of the families ------------------------------------------------------------ */
 
-/* burn's bandwidth phase (burn/bandwidth.c) measures with two families' operations, without a
+/* burn's bandwidth phase (burn/bandwidth.c) measures with three families' operations, without a
  * bench run (env->run may be NULL); both time with bench_time for budget_s, return the median
  * and verify the destination after, and are safe on several GPUs' threads at once as long as
  * env->cpu_threads <= 1 (the host pattern work then stays on the calling thread). */
@@ -443,6 +443,17 @@ int bench_memory_copy(struct bench_env *env, struct bench_gpu *g, cu_ptr dst, cu
  * device to host; *gbs per direction, *bad = destination words that differ from the source. */
 int bench_transfer_pinned(struct bench_env *env, struct bench_gpu *g, bool h2d, cu_ptr d, void *h,
 			  size_t bytes, double budget_s, double *gbs, uint64_t *bad, struct err *e);
+
+/* p2p.c: cuMemcpyPeerAsync from src on a to dst on b (bytes each, a multiple of 256; src is
+ * filled here) on a's stream, peer access from a to b enabled by the caller
+ * (bench_p2p_access); *gbs, *bad = destination words that differ from the source. */
+int bench_p2p_copy(struct bench_env *env, struct bench_gpu *a, struct bench_gpu *b, cu_ptr dst,
+		   cu_ptr src, size_t bytes, double budget_s, double *gbs, uint64_t *bad,
+		   struct err *e);
+/* p2p.c: turn from's access to to's memory on (already on is no error) or off (errors
+ * ignored). */
+int bench_p2p_access(struct bench_env *env, struct bench_gpu *from, struct bench_gpu *to, bool on,
+		     struct err *e);
 
 /* fit.c: the smallest size from which the GPU is faster at every larger size; -1 when none. */
 int bench_crossover(const double *cpu_s, const double *gpu_s, int n);

@@ -18,6 +18,7 @@
 
 #include "../util/util.h"
 #include "bench.h"
+#include "stats.h"
 
 static int run_p2p(struct bench_env *env, struct err *e);
 
@@ -251,6 +252,64 @@ static int set_peer(struct bench_env *env, struct bench_gpu *from, struct bench_
 	if (env->cu->CtxDisablePeerAccess)
 		env->cu->CtxDisablePeerAccess(to->ctx);
 	return 0;
+}
+
+int bench_p2p_access(struct bench_env *env, struct bench_gpu *from, struct bench_gpu *to, bool on,
+		     struct err *e)
+{
+	return set_peer(env, from, to, on, e);
+}
+
+/* burn's one copy: cuMemcpyPeerAsync from a's src to b's dst on a's stream (a pushes: bench's
+ * write_ce), timed like the others, the destination compared word by word after. */
+struct peer_copy {
+	struct bench_env *env;
+	struct bench_gpu *a, *b;
+	cu_ptr dst, src;
+	size_t bytes;
+};
+
+static int peer_copy_run(void *arg, struct err *e)
+{
+	struct peer_copy *c = arg;
+
+	return bench_cu(c->env,
+			c->env->cu->MemcpyPeerAsync(c->dst, c->b->ctx, c->src, c->a->ctx, c->bytes,
+						    c->a->s[0]),
+			"cuMemcpyPeerAsync", c->a, e);
+}
+
+int bench_p2p_copy(struct bench_env *env, struct bench_gpu *a, struct bench_gpu *b, cu_ptr dst,
+		   cu_ptr src, size_t bytes, double budget_s, double *gbs, uint64_t *bad,
+		   struct err *e)
+{
+	struct peer_copy c = {env, a, b, dst, src, bytes};
+	struct bench_op op;
+	struct bench_timing tm;
+	uint64_t first = 0;
+	double t;
+
+	*gbs = -1;
+	*bad = 0;
+	if (bench_fill_u32(env, a, src, bytes / 4, seed_of(a->index), e) || bench_use(env, b, e) ||
+	    bench_cu(env, env->cu->MemsetD32Async(dst, 0, bytes / 4, b->s[0]), "cuMemsetD32Async",
+		     b, e) ||
+	    bench_cu(env, env->cu->StreamSynchronize(b->s[0]), "cuStreamSynchronize", b, e) ||
+	    bench_use(env, a, e))
+		return -1;
+	memset(&op, 0, sizeof(op));
+	op.run = peer_copy_run;
+	op.arg = &c;
+	op.g = a;
+	op.min_samples = 3;
+	op.budget_s = budget_s;
+	if (bench_time(env, &op, &tm, e))
+		return -1;
+	t = stats_median(tm.t, (size_t)tm.n);
+	bench_timing_free(&tm);
+	if (t > 0)
+		*gbs = (double)bytes / t / 1e9;
+	return bench_verify_u32(env, b, dst, bytes / 4, seed_of(a->index), bad, &first, e);
 }
 
 static int run_p2p(struct bench_env *env, struct err *e)

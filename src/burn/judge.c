@@ -89,6 +89,12 @@ static const struct finding_def defs[] = {
     {"burn.power_not_reached", LAYER_HEALTH,
      "the power phase stayed below the power limit with nothing to explain it", false},
     {"burn.power", LAYER_HEALTH, "what the power phase reached: power and SM clock", false},
+    {"burn.p2p_low", LAYER_HEALTH,
+     "GPU-to-GPU bandwidth below what the NVLink or PCIe path should give, or below the other "
+     "pairs",
+     false},
+    {"burn.p2p_unavailable", LAYER_HEALTH, "two GPUs cannot reach each other's memory directly",
+     false},
 };
 
 /* burn's ids are not a doctor check: checks/catalog.c joins this table after doctor's, and run
@@ -1063,6 +1069,182 @@ static void bw_evidence(struct finding *f, const struct burn_bw *bw)
 			 part[1], part[2]);
 }
 
+/* ---- GPU to GPU ---------------------------------------------------------------------- */
+
+/* A pair's direction k (0: a -> b, 1: b -> a): its rate, < 0 when not measured. */
+static double p2p_rate(const struct burn_p2p *p, int k)
+{
+	return k ? p->ba_gbs : p->ab_gbs;
+}
+
+/* Pairs are compared with those over the same kind of path: NVLink with NVLink, PCIe with PCIe
+ * meeting at the same level (a pair across the CPUs is slower by design, not at fault). */
+static bool p2p_same_path(const struct burn_p2p *x, const struct burn_p2p *y)
+{
+	return x->path == y->path && (x->path != BURN_PATH_PCIE || x->pcie_level == y->pcie_level);
+}
+
+/* The median rate of the directions of every other pair over the same path. */
+static bool p2p_median_others(const struct burn_p2p *v, size_t n, size_t me, double *med,
+			      size_t *ncopies)
+{
+	double *r = xcalloc(2 * n + 1, sizeof(double));
+	size_t i, m = 0;
+	int k;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < 2; k++)
+			if (i != me && p2p_same_path(&v[i], &v[me]) && p2p_rate(&v[i], k) >= 0)
+				r[m++] = p2p_rate(&v[i], k);
+	if (m)
+		*med = median(r, m);
+	*ncopies = m;
+	free(r);
+	return m > 0;
+}
+
+/* This GPU's measured pairs in one line: "GPU to GPU: with GPU 1 41.2 and 40.8 GB/s (80 % of
+ * 51.2 expected)". */
+static void p2p_evidence(struct finding *f, const struct burn_gpu_run *g)
+{
+	struct strbuf b;
+	size_t i;
+
+	sb_init(&b);
+	for (i = 0; i < g->np2p; i++) {
+		const struct burn_p2p *p = &g->p2p[i];
+		int peer = p->a == g->index ? p->b : p->a;
+		/* this GPU's push first */
+		double out_gbs = p->a == g->index ? p->ab_gbs : p->ba_gbs;
+		double in_gbs = p->a == g->index ? p->ba_gbs : p->ab_gbs;
+		double lo = out_gbs < 0 || (in_gbs >= 0 && in_gbs < out_gbs) ? in_gbs : out_gbs;
+
+		if ((p->a != g->index && p->b != g->index) || lo < 0)
+			continue;
+		sb_addf(&b, "%swith GPU %d ", b.len ? "; " : "", peer);
+		if (out_gbs >= 0)
+			sb_addf(&b, "%.1f out", out_gbs);
+		if (in_gbs >= 0)
+			sb_addf(&b, "%s%.1f in", out_gbs >= 0 ? ", " : "", in_gbs);
+		if (p->expect_gbs > 0)
+			sb_addf(&b, " GB/s (%.0f %% of %.1f expected)", 100 * lo / p->expect_gbs,
+				    p->expect_gbs);
+		else
+			sb_addf(&b, " GB/s (expected n/a)");
+	}
+	if (b.len)
+		finding_evidence(f, "GPU to GPU: %s", b.buf);
+	sb_release(&b);
+}
+
+static void judge_p2p(const struct burn_gpu_run *g, struct findings *out)
+{
+	struct finding *low = NULL;
+	size_t i, nmine = 0, nlow = 0;
+	int k;
+
+	for (i = 0; i < g->np2p; i++) {
+		const struct burn_p2p *p = &g->p2p[i];
+		int peer = p->a == g->index ? p->b : p->a;
+		bool pair_low = false;
+
+		if (p->a != g->index && p->b != g->index)
+			continue;
+		nmine += p->ab_gbs >= 0 || p->ba_gbs >= 0;
+		if (!p->can_ab || !p->can_ba) {
+			struct finding *f;
+
+			if (p->can_ab || p->can_ba)
+				f = finding_add(out, "burn.p2p_unavailable", SEV_INFO, g->index,
+						"GPU %d cannot reach GPU %d's memory directly",
+						p->can_ab ? p->b : p->a, p->can_ab ? p->a : p->b);
+			else
+				f = finding_add(out, "burn.p2p_unavailable", SEV_INFO, g->index,
+						"GPU %d and GPU %d cannot reach each other's memory "
+						"directly",
+						p->a, p->b);
+
+			finding_evidence(f, "cuDeviceCanAccessPeer: GPU %d -> GPU %d %s, GPU %d -> GPU %d %s",
+					 p->a, p->b, p->can_ab ? "yes" : "no", p->b, p->a,
+					 p->can_ba ? "yes" : "no");
+			finding_evidence(f, "path: %s", p->path_what[0] ? p->path_what : "unknown");
+			finding_fix(f, 0,
+				    "nvidia-smi topo -m and nvidia-smi topo -p2p rw show the path; "
+				    "copies between them go through host memory, so keep jobs that "
+				    "talk a lot on GPUs that reach each other (on a machine built for "
+				    "P2P, check IOMMU/ACS settings and the NVLink fabric)");
+		}
+		if (p->bad_words) {
+			struct finding *f = finding_add(
+			    out, "burn.copy_errors", SEV_FAIL, g->index,
+			    "GPU-to-GPU copies with GPU %d read back %llu wrong words", peer,
+			    (unsigned long long)p->bad_words);
+
+			evidence_board(f, g);
+			finding_evidence(f,
+					 "destination words that differed from the source between GPU "
+					 "%d and GPU %d: %llu (copies of %llu bytes each way)",
+					 p->a, p->b, (unsigned long long)p->bad_words,
+					 (unsigned long long)p->bytes);
+			finding_fix(f, FIX_SERVICE | FIX_INTERRUPTS,
+				    "run gpuvet burn --mode memory,bandwidth on each GPU alone (-i) to "
+				    "tell which one corrupts; reset it (sudo nvidia-smi -r), reseat it "
+				    "and its NVLink bridge, then RMA the board with its serial");
+		}
+		for (k = 0; k < 2; k++) {
+			double v = p2p_rate(p, k), med = 0;
+			size_t ncopies = 0;
+			bool abs_low, sib_low;
+			char expect[120], sib[120] = "";
+
+			if (v < 0)
+				continue;
+			abs_low = p->expect_gbs > 0 && v < BURN_BW_LINK_SHARE * p->expect_gbs;
+			sib_low = p2p_median_others(g->p2p, g->np2p, i, &med, &ncopies) && med > 0 &&
+				  v < BURN_BW_SIBLING_SHARE * med;
+			if (!abs_low && !sib_low)
+				continue;
+			pair_low = true;
+			if (!low) {
+				low = finding_add(out, "burn.p2p_low", SEV_WARN, g->index,
+						  "GPU-to-GPU bandwidth low: GPU %d -> GPU %d %.1f GB/s",
+						  k ? p->b : p->a, k ? p->a : p->b, v);
+				evidence_board(low, g);
+			}
+			if (p->expect_gbs > 0)
+				str_fmt(expect, sizeof(expect),
+					"%.0f %% of the %.1f GB/s expected of %s (under %.0f %% warns)",
+					100 * v / p->expect_gbs, p->expect_gbs, p->path_what,
+					100 * BURN_BW_LINK_SHARE);
+			else
+				str_fmt(expect, sizeof(expect), "expected: n/a (path %s)",
+					p->path_what[0] ? p->path_what : "unknown");
+			if (ncopies)
+				str_fmt(sib, sizeof(sib),
+					"; %.0f %% of the median %.1f GB/s of %zu other copies over "
+					"the same path (under %.0f %% warns)",
+					100 * v / med, med, ncopies, 100 * BURN_BW_SIBLING_SHARE);
+			finding_evidence(low, "GPU %d -> GPU %d: %.1f GB/s, %s%s", k ? p->b : p->a,
+					 k ? p->a : p->b, v, expect, sib);
+		}
+		nlow += pair_low;
+	}
+	if (!low)
+		return;
+	finding_evidence(low,
+			 "%zu of this GPU's %zu pairs measured low: %s", nlow, nmine,
+			 nmine < 2     ? "its only pair: its peer or the path between them"
+			 : nlow == nmine ? "every pair, so this GPU, its slot or its links rather "
+					   "than one peer"
+					 : "the others are not, so the path to those peers");
+	finding_fix(low, FIX_SERVICE | FIX_INTERRUPTS,
+		    "nvidia-smi topo -m and nvidia-smi nvlink --status show the links each pair "
+		    "uses; reseat the GPU and check its NVLink bridge or the NVSwitch fabric "
+		    "(nvidia-smi -q | grep -i fabric, nvidia-fabricmanager); on PCIe, check the "
+		    "slot and the switch; swap slots with a sibling and run gpuvet burn --mode "
+		    "bandwidth again: a low figure that follows the serial is the card");
+}
+
 /* ---- the power phase ------------------------------------------------------------------- */
 
 /* What the power phase's last half shows. */
@@ -1253,6 +1435,7 @@ static void judge_pass(const struct burn_gpu_run *g, const struct timeline *tl,
 				 secs(tl->t_temp_max));
 	if (g->bw)
 		bw_evidence(f, g->bw);
+	p2p_evidence(f, g);
 }
 
 enum severity burn_judge(const struct burn_gpu_run *gpus, size_t n, struct findings *out)
@@ -1278,6 +1461,7 @@ enum severity burn_judge(const struct burn_gpu_run *gpus, size_t n, struct findi
 		judge_timeline(g, &tls[i], out);
 		judge_siblings(gpus, figs, n, i, out);
 		judge_bandwidth(gpus, n, i, out);
+		judge_p2p(g, out);
 		judge_power(g, out, start);
 		/* a missing view is not a fault of the GPU: it can still pass on its counters */
 		if (findings_worst_since(out, start) < SEV_WARN)

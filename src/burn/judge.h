@@ -65,6 +65,10 @@ struct burn_gpu_run {
 	unsigned modes;		       /* the phases that ran (BURN_MODE_* bits) */
 	const struct burn_memtest *mem; /* the memory phase's result, NULL when it did not run */
 	const struct burn_bw *bw;	/* the bandwidth phase's, NULL when it did not run */
+	/* the run's GPU-to-GPU pairs (bandwidth.h), the same array in every GPU's run: each GPU
+	 * is judged on the pairs that name it; NULL when none were measured */
+	const struct burn_p2p *p2p;
+	size_t np2p;
 };
 
 /*

@@ -439,4 +439,6 @@ void burn_stress_free(struct burn_stress *s)
 	pthread_mutex_destroy(&s->setup_lock);
 	free(s->w);
 	s->w = NULL;
+	free(s->p2p);
+	s->p2p = NULL;
 }

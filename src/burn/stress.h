@@ -74,6 +74,7 @@ struct burn_worker {
 	int waiting;	       /* 1 while it waits its turn to set up: no GPU call to watch */
 	bool gone;	       /* failed because the driver says the device is unavailable */
 	bool abandoned;	       /* cmd/burn.c gave up on it (hung): never joined, never freed */
+	int p2p_ready;	       /* 1: its bandwidth phase is over, it waits for the pairs (bandwidth.c) */
 	struct err err;
 	int64_t t_run_ns, t_end_ns; /* when the compute products started and stopped (now_ns) */
 	int64_t phase_t_ns[BURN_NMODES][2]; /* each phase's start and end (now_ns), 0 if not run */
@@ -93,6 +94,11 @@ struct burn_stress {
 	struct burn_worker *w; /* one per env->gpus */
 	int n;
 	pthread_mutex_t setup_lock; /* one GPU sets up at a time: the drivers' setup paths */
+	/* the GPU-to-GPU pairs (bandwidth.c), measured by one worker once every other has
+	 * finished its bandwidth phase; p2p_state: 0 not yet, 1 measuring, 2 done */
+	struct burn_p2p *p2p;
+	size_t np2p;
+	int p2p_state;
 	volatile int done;
 };
 
