@@ -1222,7 +1222,7 @@ static void judge_p2p(const struct burn_gpu_run *g, struct findings *out)
 			if (ncopies)
 				str_fmt(sib, sizeof(sib),
 					"; %.0f %% of the median %.1f GB/s of %zu other copies over "
-					"the same path (under %.0f %% warns)",
+					"the same kind of path (under %.0f %% warns)",
 					100 * v / med, med, ncopies, 100 * BURN_BW_SIBLING_SHARE);
 			finding_evidence(low, "GPU %d -> GPU %d: %.1f GB/s, %s%s", k ? p->b : p->a,
 					 k ? p->a : p->b, v, expect, sib);
@@ -1236,7 +1236,8 @@ static void judge_p2p(const struct burn_gpu_run *g, struct findings *out)
 			 nmine < 2     ? "its only pair: its peer or the path between them"
 			 : nlow == nmine ? "every pair, so this GPU, its slot or its links rather "
 					   "than one peer"
-					 : "the others are not, so the path to those peers");
+					 : "the rest are not, so the path to those peers rather "
+					   "than this GPU");
 	finding_fix(low, FIX_SERVICE | FIX_INTERRUPTS,
 		    "nvidia-smi topo -m and nvidia-smi nvlink --status show the links each pair "
 		    "uses; reseat the GPU and check its NVLink bridge or the NVSwitch fabric "

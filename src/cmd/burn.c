@@ -23,6 +23,7 @@
 #include "../gpu/collector.h"
 #include "../gpu/probe.h"
 #include "../gpu/select.h"
+#include "../gpu/topo.h"
 #include "../host/host.h"
 #include "../host/facts.h"
 #include "../kernels/image.h"
@@ -32,6 +33,7 @@
 #include "../util/err.h"
 #include "../util/file.h"
 #include "../util/util.h"
+#include "../vendor/watchdog.h"
 #include "burn_html.h"
 #include "cmd.h"
 
@@ -546,6 +548,64 @@ static const char *mem_rate(const struct burn_memtest *m)
 	return b;
 }
 
+static const char *const p2p_path_names[] = {"unknown", "nvlink", "pcie"};
+
+/* The pairs, after the GPUs: what each pair measured each way and what its path should give. */
+static void print_p2p(const struct burn_stress *st)
+{
+	size_t k;
+
+	if (!st->np2p)
+		return;
+	printf("\nGPU to GPU (copy engines, peer access on):\n");
+	for (k = 0; k < st->np2p; k++) {
+		const struct burn_p2p *p = &st->p2p[k];
+		char ab[32] = "no direct access", ba[32] = "no direct access", ex[120] = "n/a";
+
+		if (p->ab_gbs >= 0)
+			str_fmt(ab, sizeof(ab), "%.1f GB/s", p->ab_gbs);
+		else if (p->can_ab)
+			str_copy(ab, "n/a", sizeof(ab));
+		if (p->ba_gbs >= 0)
+			str_fmt(ba, sizeof(ba), "%.1f GB/s", p->ba_gbs);
+		else if (p->can_ba)
+			str_copy(ba, "n/a", sizeof(ba));
+		if (p->expect_gbs > 0)
+			str_fmt(ex, sizeof(ex), "%.1f GB/s each way (%s)", p->expect_gbs,
+				p->path_what);
+		else if (p->path_what[0])
+			str_fmt(ex, sizeof(ex), "n/a (%s)", p->path_what);
+		printf("  GPU %d -> GPU %d %s, GPU %d -> GPU %d %s; expected %s\n", p->a, p->b, ab,
+		       p->b, p->a, ba, ex);
+	}
+}
+
+static json_t *p2p_json(const struct burn_stress *st)
+{
+	json_t *a = json_array();
+	size_t k;
+
+	for (k = 0; k < st->np2p; k++) {
+		const struct burn_p2p *p = &st->p2p[k];
+		json_t *o = json_object();
+
+		json_object_set_new(o, "gpu", json_integer(p->a));
+		json_object_set_new(o, "peer", json_integer(p->b));
+		json_object_set_new(o, "can_access", json_boolean(p->can_ab));
+		json_object_set_new(o, "peer_can_access", json_boolean(p->can_ba));
+		json_object_set_new(o, "gbs", real_or_null(p->ab_gbs));
+		json_object_set_new(o, "peer_gbs", real_or_null(p->ba_gbs));
+		json_object_set_new(o, "expect_gbs", real_or_null(p->expect_gbs));
+		json_object_set_new(o, "path", json_string(p2p_path_names[p->path]));
+		json_object_set_new(o, "path_what",
+				    p->path_what[0] ? json_string(p->path_what) : json_null());
+		json_object_set_new(o, "bytes", json_integer((json_int_t)p->bytes));
+		json_object_set_new(o, "bad_words", json_integer((json_int_t)p->bad_words));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 static void print_text(const struct burn_gpu_run *runs, const struct burn_stress *st, int n,
 		       const struct findings *fs, const struct burn_cli *o)
 {
@@ -626,6 +686,7 @@ static void print_text(const struct burn_gpu_run *runs, const struct burn_stress
 				printf("       fix: %s\n", f->fix);
 		}
 	}
+	print_p2p(st);
 }
 
 static json_t *findings_json(const struct findings *fs, int gpu)
@@ -776,6 +837,8 @@ static void print_json(const struct burn_gpu_run *runs, const struct burn_stress
 		json_array_append_new(gpus, g);
 	}
 	json_object_set_new(root, "gpus", gpus);
+	/* the pairs of the bandwidth phase: gpu -> peer is "gbs", peer -> gpu "peer_gbs" */
+	json_object_set_new(root, "p2p", p2p_json(st));
 	json_object_set_new(root, "exit_code", json_integer(exit_code));
 	json_dumpf(root, stdout, JSON_INDENT(2));
 	fputc('\n', stdout);
@@ -869,6 +932,68 @@ static void link_facts(struct bench_gpu *g, const struct gpu *ng)
 		g->local_cpus[0] = '\0';
 }
 
+/* ---- what each pair's path should give: NVML's topology, as `gpuvet topo` reads it ---------- */
+
+struct pair_topo_job {
+	struct gpu_system sys;
+	struct topo t;
+	struct err e;
+	int rc;
+};
+
+static void pair_topo_run(void *arg)
+{
+	struct pair_topo_job *j = arg;
+	struct probe *p = NULL;
+
+	j->rc = probe_open(&p, &j->sys, PROBE_NVML | PROBE_STATIC | PROBE_STATIC_SLOW, &j->e);
+	if (j->rc == 0 && j->sys.nvml_lib.loaded && j->sys.nvml_init.v == 0) {
+		/* the NVLink fabric registration tells which GPUs reach each other when the links'
+		 * far ends are unknown (NVSwitch): a health-tier reading */
+		probe_sample(p, &j->sys, PROBE_FAST | PROBE_HEALTH, &j->e);
+		probe_topology(p, &j->sys, &j->t);
+		topo_read_pcie(&j->t, &j->sys);
+	}
+	probe_close(p);
+}
+
+/* links[i * n + j]: NVLinks between selected GPUs i and j, level[i * n + j]: where their PCIe
+ * paths meet (10 PIX .. 50 SYS); -1 where unknown (no NVML, a GPU it does not know). Read
+ * under the watchdog: a driver that does not answer leaves everything unknown. */
+static void pair_topology(const struct burn_gpu *sel, int n, int *links, int *level)
+{
+	struct pair_topo_job *j;
+	struct err e;
+	int a, b;
+
+	for (a = 0; a < n * n; a++)
+		links[a] = level[a] = -1;
+	if (n < 2)
+		return;
+	j = xcalloc(1, sizeof(*j));
+	err_clear(&e);
+	err_clear(&j->e);
+	if (watchdog_run(pair_topo_run, j, 0, &e) != 0)
+		return; /* j is the hung thread's now */
+	for (a = 0; a < n; a++)
+		for (b = 0; b < n && j->rc == 0 && j->t.n; b++) {
+			unsigned x = sel[a].ng ? sel[a].ng->index : j->t.n;
+			unsigned y = sel[b].ng ? sel[b].ng->index : j->t.n;
+			const struct num *anc;
+
+			if (a == b || x >= j->t.n || y >= j->t.n)
+				continue;
+			links[a * n + b] = j->t.nvlinks[x * j->t.n + y];
+			anc = topo_ancestor(&j->t, x, y);
+			level[a * n + b] = num_ok(anc) && anc->v > 0
+					       ? (int)anc->v
+					       : j->t.sysfs_level[x * j->t.n + y];
+		}
+	topo_free(&j->t);
+	gpu_system_free(&j->sys);
+	free(j);
+}
+
 static int run_burn(int argc, char **argv)
 {
 	struct burn_cli o;
@@ -888,10 +1013,12 @@ static int run_burn(int argc, char **argv)
 	const char *inj = getenv("GPUVET_BURN_INJECT");
 	bool live = isatty(2), started = false;
 	int nsel = 0, i, rc, exit_code = EXIT_OK, gemm = bench_family_find("gemm");
+	size_t k;
 	int64_t t0, xid_since = -2, max_gap_ns = 0;
 	struct watch *wd = NULL;
 	bool *nvml_lost = NULL, any_hung = false;
 	int *locks = NULL;
+	int *pair_links = NULL, *pair_level = NULL; /* pair_topology's */
 	double wd_floor_s;
 
 	err_clear(&e);
@@ -995,6 +1122,11 @@ static int run_burn(int argc, char **argv)
 			err_clear(&e);
 		}
 	}
+	/* what each pair should give, read before the GPUs are busy */
+	pair_links = xcalloc((size_t)nsel * (size_t)nsel, sizeof(*pair_links));
+	pair_level = xcalloc((size_t)nsel * (size_t)nsel, sizeof(*pair_level));
+	if (o.modes & BURN_MODE_BANDWIDTH)
+		pair_topology(sel, nsel, pair_links, pair_level);
 	stop_guard_begin(&stop);
 	/* a reader or terminal gone must not kill the run before its memory is freed and its
 	 * verdict written where it still can be: writes fail (EPIPE, EIO) and are let go */
@@ -1108,6 +1240,17 @@ static int run_burn(int argc, char **argv)
 		r->mem = w->phase_t_ns[burn_mode_index(BURN_MODE_MEMORY)][0] ? &w->mem : NULL;
 		r->bw = w->phase_t_ns[burn_mode_index(BURN_MODE_BANDWIDTH)][0] ? &w->bw : NULL;
 	}
+	for (k = 0; k < st.np2p; k++) {
+		struct burn_p2p *p = &st.p2p[k];
+		int at = p->ia * nsel + p->ib;
+
+		burn_p2p_expect(&env.gpus[p->ia], &env.gpus[p->ib], pair_links[at], pair_level[at],
+				p);
+	}
+	for (i = 0; i < nsel; i++) {
+		runs[i].p2p = st.np2p ? st.p2p : NULL;
+		runs[i].np2p = st.np2p;
+	}
 	xid_count(xid_since, runs, nsel);
 	sev_alone = xcalloc((size_t)nsel, sizeof(*sev_alone));
 	if (burn_judge(runs, (size_t)nsel, &fs) == SEV_FAIL) {
@@ -1178,6 +1321,8 @@ out:
 	for (i = 0; locks && i < nsel; i++)
 		burn_lock_release(locks[i]);
 	free(locks);
+	free(pair_links);
+	free(pair_level);
 	free(runs);
 	free(sev_alone);
 	sev_alone = NULL;

@@ -17,7 +17,10 @@
  * cuStreamSynchronize never returns: a hung GPU), FAKEGPU_LOST=GPU:SECONDS (from then on that
  * device's calls answer CUDA_ERROR_DEVICE_UNAVAILABLE: a GPU fallen off the bus),
  * FAKEGPU_ALLOC_MIB (allocations past that many MiB per device fail while cuMemGetInfo still
- * reports FAKEGPU_MEM_MIB: memory another process took meanwhile).
+ * reports FAKEGPU_MEM_MIB: memory another process took meanwhile), FAKEGPU_NO_PEER=A:B (devices A
+ * and B cannot access each other's memory: cuDeviceCanAccessPeer says 0 both ways),
+ * FAKEGPU_SLOW_PEER=A:B (peer copies between A and B take ten times as long: a bad link),
+ * FAKEGPU_CORRUPT=cuMemcpyPeerAsync (every peer copy gets one wrong word).
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -49,6 +52,8 @@ static int mem_clock_khz = 1000000;
 /* FAKEGPU_HANG and FAKEGPU_LOST: the device (-1 none) and when, in seconds after cuInit */
 static int hang_dev = -1, lost_dev = -1;
 static double hang_s, lost_s, start_s;
+/* FAKEGPU_NO_PEER and FAKEGPU_SLOW_PEER: a pair of devices, -1 none */
+static int no_peer[2] = {-1, -1}, slow_peer[2] = {-1, -1};
 
 struct alloc {
 	void *p;
@@ -84,6 +89,12 @@ static void setup(void)
 	s = getenv("FAKEGPU_LOST");
 	if (s && sscanf(s, "%d:%lf", &lost_dev, &lost_s) != 2)
 		lost_dev = -1;
+	s = getenv("FAKEGPU_NO_PEER");
+	if (s && sscanf(s, "%d:%d", &no_peer[0], &no_peer[1]) != 2)
+		no_peer[0] = no_peer[1] = -1;
+	s = getenv("FAKEGPU_SLOW_PEER");
+	if (s && sscanf(s, "%d:%d", &slow_peer[0], &slow_peer[1]) != 2)
+		slow_peer[0] = slow_peer[1] = -1;
 }
 
 static double now_s(void)
@@ -224,9 +235,15 @@ EXPORT int cuCtxDisablePeerAccess(cu_ctx peer)
 	cur->peer[p->dev] = 0;
 	return 0;
 }
+static int is_pair(const int *pair, int a, int b)
+{
+	return (pair[0] == a && pair[1] == b) || (pair[0] == b && pair[1] == a);
+}
+
 EXPORT int cuDeviceCanAccessPeer(int *v, cu_device a, cu_device b)
 {
-	*v = a != b;
+	setup();
+	*v = a != b && !is_pair(no_peer, a, b);
 	return 0;
 }
 EXPORT int cuMemGetInfo_v2(size_t *fr, size_t *tot)
@@ -357,8 +374,20 @@ EXPORT int cuMemcpyDtoDAsync_v2(cu_ptr d, cu_ptr s, size_t n, cu_stream st)
 }
 EXPORT int cuMemcpyPeerAsync(cu_ptr d, cu_ctx dc, cu_ptr s, cu_ctx sc, size_t n, cu_stream st)
 {
-	(void)dc, (void)sc, (void)st;
+	const struct fctx *dx = (const struct fctx *)dc, *sx = (const struct fctx *)sc;
+	double t0 = now_s();
+
+	(void)st;
 	memmove(P(d), P(s), n);
+	if (corrupt && !strcmp(corrupt, "cuMemcpyPeerAsync") && n >= 4)
+		((uint32_t *)P(d))[n / 8] ^= 1u << 7;
+	if (dx && sx && is_pair(slow_peer, dx->dev, sx->dev)) {
+		/* nine times the copy's own time again: a tenth of the others' rate */
+		double wait = 9 * (now_s() - t0);
+		struct timespec ts = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
+
+		nanosleep(&ts, NULL);
+	}
 	return 0;
 }
 EXPORT int cuMemsetD32Async(cu_ptr d, unsigned v, size_t n, cu_stream st)
