@@ -861,6 +861,184 @@ static void test_power_not_reached(void)
 	CHECK(find("burn.power", 0));
 }
 
+/* ---- GPU to GPU --------------------------------------------------------------------------- */
+
+static struct burn_p2p pairs[6];
+
+/* Four H200 on one NVSwitch (18 links of NVLink 4 each): every pair pushes 380 GB/s of the
+ * 382.5 expected (0.8 x 18 x 26.5625), both ways. */
+static void p2p_four(struct burn_gpu_run *g)
+{
+	struct bench_gpu a;
+	size_t k = 0;
+	int i, j;
+
+	memset(&a, 0, sizeof(a));
+	a.cc_major = 9;
+	for (i = 0; i < 4; i++)
+		for (j = i + 1; j < 4; j++, k++) {
+			struct burn_p2p *p = &pairs[k];
+
+			memset(p, 0, sizeof(*p));
+			p->a = i;
+			p->b = j;
+			p->ia = i;
+			p->ib = j;
+			p->can_ab = p->can_ba = true;
+			p->ab_gbs = p->ba_gbs = 380;
+			p->bytes = 64 << 20;
+			burn_p2p_expect(&a, &a, 18, 10, p);
+		}
+	for (i = 0; i < 4; i++) {
+		healthy(tl[i], NS);
+		g[i] = gpu(i, tl[i], NS);
+		g[i].p2p = pairs;
+		g[i].np2p = k;
+	}
+}
+
+static void test_p2p_expect(void)
+{
+	struct bench_gpu a, b;
+	struct burn_p2p p;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	a.cc_major = b.cc_major = 9;
+	a.pcie_gen = b.pcie_gen = 5;
+	a.pcie_width = 16;
+	b.pcie_width = 8;
+	burn_p2p_expect(&a, &b, 18, 10, &p);
+	CHECK(p.path == BURN_PATH_NVLINK && p.expect_gbs > 382.4 && p.expect_gbs < 382.6);
+	CHECK(!strcmp(p.path_what, "NVLink 18 x 26.56 GB/s"));
+	/* no links: the PCIe path below one switch, at the slower link (x8) */
+	burn_p2p_expect(&a, &b, 0, 10, &p);
+	CHECK(p.path == BURN_PATH_PCIE && p.pcie_level == 10 && !strcmp(p.path_what, "PCIe Gen5 x8 (PIX)"));
+	CHECK(p.expect_gbs > 25.1 && p.expect_gbs < 25.3);
+	/* across the CPUs: n/a, but the kind is known */
+	burn_p2p_expect(&a, &b, 0, 50, &p);
+	CHECK(p.path == BURN_PATH_PCIE && p.expect_gbs < 0 && !strcmp(p.path_what, "PCIe (SYS)"));
+	/* no topology */
+	burn_p2p_expect(&a, &b, -1, -1, &p);
+	CHECK(p.path == BURN_PATH_UNKNOWN && p.expect_gbs < 0 && !p.path_what[0]);
+}
+
+static void test_p2p_healthy_passes(void)
+{
+	struct burn_gpu_run g[4];
+	int i;
+
+	p2p_four(g);
+	judge(g, 4);
+	for (i = 0; i < 4; i++) {
+		CHECK(find("burn.pass", i) && !find("burn.p2p_low", i) &&
+		      !find("burn.p2p_unavailable", i));
+		CHECK(evidence_has(find("burn.pass", i), "GPU to GPU: with GPU "));
+	}
+	CHECK(evidence_has(find("burn.pass", 0),
+			   "with GPU 3 380.0 out, 380.0 in GB/s (99 % of 382.5 expected)"));
+	CHECK(worst == SEV_OK);
+}
+
+static void test_p2p_low_vs_expected(void)
+{
+	struct burn_gpu_run g[4];
+	const struct finding *f;
+
+	/* every pair at 200 GB/s: 52 % of the expected, no pair below the others */
+	p2p_four(g);
+	for (size_t k = 0; k < 6; k++)
+		pairs[k].ab_gbs = pairs[k].ba_gbs = 200;
+	judge(g, 4);
+	f = find("burn.p2p_low", 0);
+	CHECK(f && f->sev == SEV_WARN && worst == SEV_WARN && !find("burn.pass", 0));
+	CHECK(evidence_has(f, "GPU 0 -> GPU 1: 200.0 GB/s, 52 % of the 382.5 GB/s expected of "
+			      "NVLink 18 x 26.56 GB/s (under 60 % warns)"));
+	CHECK(evidence_has(f, "3 of this GPU's 3 pairs measured low: every pair"));
+	CHECK(f->fix && strstr(f->fix, "nvidia-smi topo -m") && strstr(f->fix, "NVLink bridge"));
+	/* 62 %: above the line */
+	p2p_four(g);
+	for (size_t k = 0; k < 6; k++)
+		pairs[k].ab_gbs = pairs[k].ba_gbs = 237;
+	judge(g, 4);
+	CHECK(!find("burn.p2p_low", 0) && find("burn.pass", 0));
+}
+
+static void test_p2p_low_vs_others(void)
+{
+	struct burn_gpu_run g[4];
+	const struct finding *f;
+	int i;
+
+	/* pair 1 <-> 2 at 300 GB/s one way: above the expected's 60 %, 79 % of the others */
+	p2p_four(g);
+	pairs[3].ab_gbs = 300; /* pairs: 0-1 0-2 0-3 1-2 1-3 2-3 */
+	judge(g, 4);
+	for (i = 0; i < 4; i++)
+		CHECK(!find("burn.p2p_low", i) == (i == 0 || i == 3));
+	f = find("burn.p2p_low", 1);
+	CHECK(f && evidence_has(f, "GPU 1 -> GPU 2: 300.0 GB/s, 78 % of the 382.5 GB/s expected"));
+	CHECK(evidence_has(f, "79 % of the median 380.0 GB/s of 10 other copies over the same "
+			      "kind of path (under 85 % warns)"));
+	CHECK(evidence_has(f, "1 of this GPU's 3 pairs measured low: the rest are not"));
+	CHECK(!evidence_has(f, "GPU 2 -> GPU 1"));
+	/* 86 % of the others: silent */
+	pairs[3].ab_gbs = 327;
+	judge(g, 4);
+	CHECK(!find("burn.p2p_low", 1) && !find("burn.p2p_low", 2));
+	/* without a known path the others still judge it */
+	p2p_four(g);
+	for (size_t k = 0; k < 6; k++)
+		burn_p2p_expect(&(struct bench_gpu){0}, &(struct bench_gpu){0}, -1, -1, &pairs[k]);
+	pairs[3].ab_gbs = 100;
+	judge(g, 4);
+	f = find("burn.p2p_low", 2);
+	CHECK(f && evidence_has(f, "GPU 1 -> GPU 2: 100.0 GB/s, expected: n/a (path unknown)"));
+	/* a pair across the CPUs is not held against pairs under one switch */
+	p2p_four(g);
+	for (size_t k = 0; k < 6; k++) {
+		struct bench_gpu x = {0};
+
+		x.pcie_gen = 5;
+		x.pcie_width = 16;
+		pairs[k].ab_gbs = pairs[k].ba_gbs = 45;
+		burn_p2p_expect(&x, &x, 0, k == 3 ? 50 : 10, &pairs[k]);
+	}
+	pairs[3].ab_gbs = pairs[3].ba_gbs = 20;
+	judge(g, 4);
+	for (i = 0; i < 4; i++)
+		CHECK(!find("burn.p2p_low", i));
+}
+
+static void test_p2p_unavailable_and_errors(void)
+{
+	struct burn_gpu_run g[4];
+	const struct finding *f;
+
+	p2p_four(g);
+	pairs[5].can_ab = pairs[5].can_ba = false; /* 2 and 3 */
+	pairs[5].ab_gbs = pairs[5].ba_gbs = -1;
+	pairs[4].can_ba = false; /* 3 cannot write 1 */
+	pairs[4].ba_gbs = -1;
+	judge(g, 4);
+	f = find("burn.p2p_unavailable", 2);
+	CHECK(f && f->sev == SEV_INFO && strstr(f->summary, "GPU 2 and GPU 3 cannot reach each other"));
+	CHECK(evidence_has(f, "cuDeviceCanAccessPeer: GPU 2 -> GPU 3 no, GPU 3 -> GPU 2 no"));
+	CHECK(find("burn.p2p_unavailable", 3) && !find("burn.p2p_unavailable", 0));
+	f = find("burn.p2p_unavailable", 1);
+	CHECK(f && strstr(f->summary, "GPU 3 cannot reach GPU 1's memory directly"));
+	/* information: the GPUs still pass */
+	CHECK(find("burn.pass", 2) && find("burn.pass", 3) && worst < SEV_WARN);
+
+	/* a peer copy read back wrong: both GPUs of the pair fail */
+	p2p_four(g);
+	pairs[0].bad_words = 3;
+	judge(g, 4);
+	f = find("burn.copy_errors", 0);
+	CHECK(f && f->sev == SEV_FAIL && strstr(f->summary, "with GPU 1 read back 3 wrong words"));
+	CHECK(find("burn.copy_errors", 1) && !find("burn.copy_errors", 2) && worst == SEV_FAIL);
+}
+
 int main(void)
 {
 	RUN(test_healthy_passes);
@@ -889,6 +1067,11 @@ int main(void)
 	RUN(test_copy_errors);
 	RUN(test_power_phase_at_limit_passes);
 	RUN(test_power_not_reached);
+	RUN(test_p2p_expect);
+	RUN(test_p2p_healthy_passes);
+	RUN(test_p2p_low_vs_expected);
+	RUN(test_p2p_low_vs_others);
+	RUN(test_p2p_unavailable_and_errors);
 	findings_free(&fs);
 	return TEST_DONE();
 }
