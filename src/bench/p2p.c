@@ -273,10 +273,10 @@ static int peer_copy_run(void *arg, struct err *e)
 {
 	struct peer_copy *c = arg;
 
-	return bench_cu(c->env,
-			c->env->cu->MemcpyPeerAsync(c->dst, c->b->ctx, c->src, c->a->ctx, c->bytes,
-						    c->a->s[0]),
-			"cuMemcpyPeerAsync", c->a, e);
+	return bench_cu(
+	    c->env,
+	    c->env->cu->MemcpyPeerAsync(c->dst, c->b->ctx, c->src, c->a->ctx, c->bytes, c->a->s[0]),
+	    "cuMemcpyPeerAsync", c->a, e);
 }
 
 int bench_p2p_copy(struct bench_env *env, struct bench_gpu *a, struct bench_gpu *b, cu_ptr dst,

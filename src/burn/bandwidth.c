@@ -116,8 +116,8 @@ void burn_p2p_expect(const struct bench_gpu *a, const struct bench_gpu *b, int n
 		     struct burn_p2p *p)
 {
 	static const char *const levels[] = {"PIX", "PXB", "PHB", "NODE", "SYS"};
-	const char *lw = level >= 10 && level <= 50 && level % 10 == 0 ? levels[level / 10 - 1]
-								     : NULL;
+	const char *lw =
+	    level >= 10 && level <= 50 && level % 10 == 0 ? levels[level / 10 - 1] : NULL;
 
 	p->expect_gbs = -1;
 	p->path = BURN_PATH_UNKNOWN;
@@ -129,8 +129,8 @@ void burn_p2p_expect(const struct bench_gpu *a, const struct bench_gpu *b, int n
 		p->path = BURN_PATH_NVLINK;
 		if (v > 0) {
 			p->expect_gbs = BURN_LINK_COPY_SHARE * v / 1e9;
-			str_fmt(p->path_what, sizeof(p->path_what), "NVLink %d x %.2f GB/s", nvlinks,
-				peak_nvlink_link_bytes(a->cc_major, a->cc_minor) / 1e9);
+			str_fmt(p->path_what, sizeof(p->path_what), "NVLink %d x %.2f GB/s",
+				nvlinks, peak_nvlink_link_bytes(a->cc_major, a->cc_minor) / 1e9);
 		} else
 			str_fmt(p->path_what, sizeof(p->path_what), "NVLink %d links", nvlinks);
 		return;
@@ -174,9 +174,10 @@ static int p2p_pair(struct burn_worker *w, struct burn_p2p *p, double budget_s, 
 	}
 	bytes &= ~(uint64_t)255;
 	if (bytes < MIN_BYTES)
-		return err_set(e, EXIT_UNAVAILABLE,
-			       "GPU %d and GPU %d: too little free memory for the GPU-to-GPU copies",
-			       p->a, p->b);
+		return err_set(
+		    e, EXIT_UNAVAILABLE,
+		    "GPU %d and GPU %d: too little free memory for the GPU-to-GPU copies", p->a,
+		    p->b);
 	for (k = 0; k < 2; k++)
 		if (bench_dalloc(env, g[k], &src[k], (size_t)bytes, "the GPU-to-GPU copies", e) ||
 		    bench_dalloc(env, g[k], &dst[k], (size_t)bytes, "the GPU-to-GPU copies", e))
@@ -266,8 +267,8 @@ static int p2p_meet(struct burn_worker *w, struct err *e)
 	__atomic_store_n(&w->p2p_ready, 1, __ATOMIC_RELEASE);
 	while (!stopping(w)) {
 		struct timespec ts = {0, P2P_POLL_NS};
-		int j, counted = 0, first = -1, state = __atomic_load_n(&s->p2p_state,
-								       __ATOMIC_ACQUIRE);
+		int j, counted = 0, first = -1,
+		       state = __atomic_load_n(&s->p2p_state, __ATOMIC_ACQUIRE);
 
 		if (state == P2P_DONE)
 			break;
@@ -281,7 +282,8 @@ static int p2p_meet(struct burn_worker *w, struct err *e)
 				   __atomic_load_n(&o->abandoned, __ATOMIC_ACQUIRE);
 		}
 		/* the one measuring hung: nothing is coming */
-		if (state == P2P_MEASURING && __atomic_load_n(&s->w[first].abandoned, __ATOMIC_ACQUIRE))
+		if (state == P2P_MEASURING &&
+		    __atomic_load_n(&s->w[first].abandoned, __ATOMIC_ACQUIRE))
 			break;
 		if (counted == s->n && first == me && state == P2P_NOT_YET) {
 			__atomic_store_n(&s->p2p_state, P2P_MEASURING, __ATOMIC_RELEASE);

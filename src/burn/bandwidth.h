@@ -51,16 +51,16 @@ enum { BURN_PATH_UNKNOWN = 0, BURN_PATH_NVLINK, BURN_PATH_PCIE };
  * (cuMemcpyPeerAsync on the source's stream, peer access on) each way the driver allows. Rates
  * in GB/s per direction, < 0 when not measured or not known. */
 struct burn_p2p {
-	int a, b;	       /* the GPUs as users number them (bench_gpu.index), a first in the run */
-	int ia, ib;	       /* their places in the run (env->gpus, the runs of the judge) */
+	int a, b;   /* the GPUs as users number them (bench_gpu.index), a first in the run */
+	int ia, ib; /* their places in the run (env->gpus, the runs of the judge) */
 	bool can_ab, can_ba;   /* cuDeviceCanAccessPeer: a can write b's memory, and b a's */
 	double ab_gbs, ba_gbs; /* a -> b, b -> a */
 	/* BURN_LINK_COPY_SHARE of the path's per-direction rate (burn_p2p_expect) */
 	double expect_gbs;
-	int path;	    /* BURN_PATH_* */
-	int pcie_level;	    /* PCIe: NVML's common-ancestor level (10 PIX .. 50 SYS), -1 unknown */
+	int path;           /* BURN_PATH_* */
+	int pcie_level;     /* PCIe: NVML's common-ancestor level (10 PIX .. 50 SYS), -1 unknown */
 	char path_what[64]; /* "NVLink 18 x 26.56 GB/s", "PCIe Gen5 x16 (PIX)", "" unknown */
-	uint64_t bytes;	    /* the buffer copied each way */
+	uint64_t bytes;     /* the buffer copied each way */
 	uint64_t bad_words; /* destination words of either copy that differed from the source */
 };
 

@@ -1128,7 +1128,7 @@ static void p2p_evidence(struct finding *f, const struct burn_gpu_run *g)
 			sb_addf(&b, "%s%.1f in", out_gbs >= 0 ? ", " : "", in_gbs);
 		if (p->expect_gbs > 0)
 			sb_addf(&b, " GB/s (%.0f %% of %.1f expected)", 100 * lo / p->expect_gbs,
-				    p->expect_gbs);
+				p->expect_gbs);
 		else
 			sb_addf(&b, " GB/s (expected n/a)");
 	}
@@ -1159,37 +1159,42 @@ static void judge_p2p(const struct burn_gpu_run *g, struct findings *out)
 						"GPU %d cannot reach GPU %d's memory directly",
 						p->can_ab ? p->b : p->a, p->can_ab ? p->a : p->b);
 			else
-				f = finding_add(out, "burn.p2p_unavailable", SEV_INFO, g->index,
-						"GPU %d and GPU %d cannot reach each other's memory "
-						"directly",
-						p->a, p->b);
+				f = finding_add(
+				    out, "burn.p2p_unavailable", SEV_INFO, g->index,
+				    "GPU %d and GPU %d cannot reach each other's memory "
+				    "directly",
+				    p->a, p->b);
 
-			finding_evidence(f, "cuDeviceCanAccessPeer: GPU %d -> GPU %d %s, GPU %d -> GPU %d %s",
-					 p->a, p->b, p->can_ab ? "yes" : "no", p->b, p->a,
-					 p->can_ba ? "yes" : "no");
+			finding_evidence(
+			    f, "cuDeviceCanAccessPeer: GPU %d -> GPU %d %s, GPU %d -> GPU %d %s",
+			    p->a, p->b, p->can_ab ? "yes" : "no", p->b, p->a,
+			    p->can_ba ? "yes" : "no");
 			finding_evidence(f, "path: %s", p->path_what[0] ? p->path_what : "unknown");
-			finding_fix(f, 0,
-				    "nvidia-smi topo -m and nvidia-smi topo -p2p rw show the path; "
-				    "copies between them go through host memory, so keep jobs that "
-				    "talk a lot on GPUs that reach each other (on a machine built for "
-				    "P2P, check IOMMU/ACS settings and the NVLink fabric)");
+			finding_fix(
+			    f, 0,
+			    "nvidia-smi topo -m and nvidia-smi topo -p2p rw show the path; "
+			    "copies between them go through host memory, so keep jobs that "
+			    "talk a lot on GPUs that reach each other (on a machine built for "
+			    "P2P, check IOMMU/ACS settings and the NVLink fabric)");
 		}
 		if (p->bad_words) {
-			struct finding *f = finding_add(
-			    out, "burn.copy_errors", SEV_FAIL, g->index,
-			    "GPU-to-GPU copies with GPU %d read back %llu wrong words", peer,
-			    (unsigned long long)p->bad_words);
+			struct finding *f =
+			    finding_add(out, "burn.copy_errors", SEV_FAIL, g->index,
+					"GPU-to-GPU copies with GPU %d read back %llu wrong words",
+					peer, (unsigned long long)p->bad_words);
 
 			evidence_board(f, g);
-			finding_evidence(f,
-					 "destination words that differed from the source between GPU "
-					 "%d and GPU %d: %llu (copies of %llu bytes each way)",
-					 p->a, p->b, (unsigned long long)p->bad_words,
-					 (unsigned long long)p->bytes);
-			finding_fix(f, FIX_SERVICE | FIX_INTERRUPTS,
-				    "run gpuvet burn --mode memory,bandwidth on each GPU alone (-i) to "
-				    "tell which one corrupts; reset it (sudo nvidia-smi -r), reseat it "
-				    "and its NVLink bridge, then RMA the board with its serial");
+			finding_evidence(
+			    f,
+			    "destination words that differed from the source between GPU "
+			    "%d and GPU %d: %llu (copies of %llu bytes each way)",
+			    p->a, p->b, (unsigned long long)p->bad_words,
+			    (unsigned long long)p->bytes);
+			finding_fix(
+			    f, FIX_SERVICE | FIX_INTERRUPTS,
+			    "run gpuvet burn --mode memory,bandwidth on each GPU alone (-i) to "
+			    "tell which one corrupts; reset it (sudo nvidia-smi -r), reseat it "
+			    "and its NVLink bridge, then RMA the board with its serial");
 		}
 		for (k = 0; k < 2; k++) {
 			double v = p2p_rate(p, k), med = 0;
@@ -1200,30 +1205,33 @@ static void judge_p2p(const struct burn_gpu_run *g, struct findings *out)
 			if (v < 0)
 				continue;
 			abs_low = p->expect_gbs > 0 && v < BURN_BW_LINK_SHARE * p->expect_gbs;
-			sib_low = p2p_median_others(g->p2p, g->np2p, i, &med, &ncopies) && med > 0 &&
-				  v < BURN_BW_SIBLING_SHARE * med;
+			sib_low = p2p_median_others(g->p2p, g->np2p, i, &med, &ncopies) &&
+				  med > 0 && v < BURN_BW_SIBLING_SHARE * med;
 			if (!abs_low && !sib_low)
 				continue;
 			pair_low = true;
 			if (!low) {
-				low = finding_add(out, "burn.p2p_low", SEV_WARN, g->index,
-						  "GPU-to-GPU bandwidth low: GPU %d -> GPU %d %.1f GB/s",
-						  k ? p->b : p->a, k ? p->a : p->b, v);
+				low = finding_add(
+				    out, "burn.p2p_low", SEV_WARN, g->index,
+				    "GPU-to-GPU bandwidth low: GPU %d -> GPU %d %.1f GB/s",
+				    k ? p->b : p->a, k ? p->a : p->b, v);
 				evidence_board(low, g);
 			}
 			if (p->expect_gbs > 0)
-				str_fmt(expect, sizeof(expect),
-					"%.0f %% of the %.1f GB/s expected of %s (under %.0f %% warns)",
-					100 * v / p->expect_gbs, p->expect_gbs, p->path_what,
-					100 * BURN_BW_LINK_SHARE);
+				str_fmt(
+				    expect, sizeof(expect),
+				    "%.0f %% of the %.1f GB/s expected of %s (under %.0f %% warns)",
+				    100 * v / p->expect_gbs, p->expect_gbs, p->path_what,
+				    100 * BURN_BW_LINK_SHARE);
 			else
 				str_fmt(expect, sizeof(expect), "expected: n/a (path %s)",
 					p->path_what[0] ? p->path_what : "unknown");
 			if (ncopies)
-				str_fmt(sib, sizeof(sib),
-					"; %.0f %% of the median %.1f GB/s of %zu other copies over "
-					"the same kind of path (under %.0f %% warns)",
-					100 * v / med, med, ncopies, 100 * BURN_BW_SIBLING_SHARE);
+				str_fmt(
+				    sib, sizeof(sib),
+				    "; %.0f %% of the median %.1f GB/s of %zu other copies over "
+				    "the same kind of path (under %.0f %% warns)",
+				    100 * v / med, med, ncopies, 100 * BURN_BW_SIBLING_SHARE);
 			finding_evidence(low, "GPU %d -> GPU %d: %.1f GB/s, %s%s", k ? p->b : p->a,
 					 k ? p->a : p->b, v, expect, sib);
 		}
@@ -1231,9 +1239,8 @@ static void judge_p2p(const struct burn_gpu_run *g, struct findings *out)
 	}
 	if (!low)
 		return;
-	finding_evidence(low,
-			 "%zu of this GPU's %zu pairs measured low: %s", nlow, nmine,
-			 nmine < 2     ? "its only pair: its peer or the path between them"
+	finding_evidence(low, "%zu of this GPU's %zu pairs measured low: %s", nlow, nmine,
+			 nmine < 2       ? "its only pair: its peer or the path between them"
 			 : nlow == nmine ? "every pair, so this GPU, its slot or its links rather "
 					   "than one peer"
 					 : "the rest are not, so the path to those peers rather "

@@ -74,7 +74,7 @@ struct burn_worker {
 	int waiting;	       /* 1 while it waits its turn to set up: no GPU call to watch */
 	bool gone;	       /* failed because the driver says the device is unavailable */
 	bool abandoned;	       /* cmd/burn.c gave up on it (hung): never joined, never freed */
-	int p2p_ready;	       /* 1: its bandwidth phase is over, it waits for the pairs (bandwidth.c) */
+	int p2p_ready;	       /* 1: own figures done, waits for the pairs (bandwidth.c) */
 	struct err err;
 	int64_t t_run_ns, t_end_ns; /* when the compute products started and stopped (now_ns) */
 	int64_t phase_t_ns[BURN_NMODES][2]; /* each phase's start and end (now_ns), 0 if not run */

@@ -913,7 +913,8 @@ static void test_p2p_expect(void)
 	CHECK(!strcmp(p.path_what, "NVLink 18 x 26.56 GB/s"));
 	/* no links: the PCIe path below one switch, at the slower link (x8) */
 	burn_p2p_expect(&a, &b, 0, 10, &p);
-	CHECK(p.path == BURN_PATH_PCIE && p.pcie_level == 10 && !strcmp(p.path_what, "PCIe Gen5 x8 (PIX)"));
+	CHECK(p.path == BURN_PATH_PCIE && p.pcie_level == 10 &&
+	      !strcmp(p.path_what, "PCIe Gen5 x8 (PIX)"));
 	CHECK(p.expect_gbs > 25.1 && p.expect_gbs < 25.3);
 	/* across the CPUs: n/a, but the kind is known */
 	burn_p2p_expect(&a, &b, 0, 50, &p);
@@ -1022,7 +1023,8 @@ static void test_p2p_unavailable_and_errors(void)
 	pairs[4].ba_gbs = -1;
 	judge(g, 4);
 	f = find("burn.p2p_unavailable", 2);
-	CHECK(f && f->sev == SEV_INFO && strstr(f->summary, "GPU 2 and GPU 3 cannot reach each other"));
+	CHECK(f && f->sev == SEV_INFO &&
+	      strstr(f->summary, "GPU 2 and GPU 3 cannot reach each other"));
 	CHECK(evidence_has(f, "cuDeviceCanAccessPeer: GPU 2 -> GPU 3 no, GPU 3 -> GPU 2 no"));
 	CHECK(find("burn.p2p_unavailable", 3) && !find("burn.p2p_unavailable", 0));
 	f = find("burn.p2p_unavailable", 1);
