@@ -13,8 +13,6 @@ printf 'not a fatbin: the fake GPUs run C copies of the kernels\n' >"$TMP/kernel
 export GPUVET_BENCH_KERNELS="$TMP/kernels.bin"
 export GPUVET_CUDA_LIBRARY="$F/libcuda.so.1" GPUVET_CUBLASLT_LIBRARY="$F/libcublasLt.so.13"
 export GPUVET_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 FAKEGPU_MEM_MIB=512
-# burn's per-GPU locks apart from other runs on this machine (the fake bus ids are shared)
-mkdir -p "$TMP/run" && export XDG_RUNTIME_DIR="$TMP/run"
 R="--duration 1 --memory-fraction 0.002"
 
 # arguments

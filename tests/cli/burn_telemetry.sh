@@ -16,8 +16,6 @@ export GPUVET_BENCH_KERNELS="$TMP/kernels.bin" GPUVET_CUBLASLT_LIBRARY="$F/libcu
 # paced products, each far longer than the fake computes it even on a loaded 2-core machine:
 # the two fake GPUs run at one rate (the sibling rule)
 export FAKEGPU_MEM_MIB=512 FAKEGPU_PRODUCT_MS=120
-# burn's per-GPU locks apart from other runs on this machine (the fake bus ids are shared)
-mkdir -p "$TMP/run" && export XDG_RUNTIME_DIR="$TMP/run"
 R="--duration 5 --memory-fraction 0.002 --json"
 
 # the replay's own CUDA library cannot compute: the refusal stays

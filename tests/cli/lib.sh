@@ -23,6 +23,9 @@ trap 'exit 143' TERM HUP
 # file, not to run.sh) points RESULTS elsewhere
 RESULTS="$TMP/.results"
 : >"$RESULTS"
+# per-user run files (burn's per-GPU locks, src/burn/lock.c) in the script's own folder: the
+# fake GPUs' bus ids are the same in every script and every checkout on this machine
+mkdir -p "$TMP/run" && export XDG_RUNTIME_DIR="$TMP/run"
 
 pass() { echo "PASS $1"; echo >>"$RESULTS"; }
 fail() { echo "FAIL $1${2:+: $2}"; echo >>"$RESULTS"; }
