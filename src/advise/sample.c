@@ -66,6 +66,41 @@ struct sampler {
 	long hz;
 };
 
+/* ---- cost accounting (struct adv_sample_cost) --------------------------------------------- */
+
+struct part_mark {
+	int64_t t_ns;
+	uint64_t ops;
+};
+
+const char *adv_part_name(int part)
+{
+	static const char *const names[ADV_PART_N] = {"tree",	"procs", "threads", "pressure",
+						      "cgroup", "stat",	 "gpu"};
+
+	return part >= 0 && part < ADV_PART_N ? names[part] : "?";
+}
+
+static void part_start(struct part_mark *m)
+{
+	m->t_ns = now_ns();
+	m->ops = host_ops();
+}
+
+/* Adds the time and host operations since part_start to part, and starts the next part. */
+static void part_end(const struct sampler *sm, int part, struct part_mark *m)
+{
+	struct adv_sample_cost *c = sm->o->cost;
+	struct part_mark now;
+
+	part_start(&now);
+	if (c) {
+		c->part_ns[part] += now.t_ns - m->t_ns;
+		c->part_ops[part] += now.ops - m->ops;
+	}
+	*m = now;
+}
+
 /* ---- small readers ------------------------------------------------------------------------ */
 
 const char *adv_framework_from_maps(const char *maps)
@@ -366,8 +401,11 @@ static void host_tick(struct sampler *sm, struct adv_tick *t, int64_t now)
 	bool cpu_known = dt_s > 0, io_known = dt_s > 0, main_alive = false;
 	uint64_t sbusy, stotal;
 	size_t i;
+	struct part_mark pm;
 
+	part_start(&pm);
 	tree_refresh(sm);
+	part_end(sm, ADV_PART_TREE, &pm);
 	for (i = 0; i < sm->ntree; i++) {
 		struct proc_stat ps;
 		struct seen x, *was;
@@ -428,9 +466,11 @@ static void host_tick(struct sampler *sm, struct adv_tick *t, int64_t now)
 	}
 	if (io_known && procs.n && read_total >= read_prev)
 		num_set(&t->h.read_bytes_s, (int64_t)((double)(read_total - read_prev) / dt_s));
+	part_end(sm, ADV_PART_PROCS, &pm);
 	thread_pct = main_alive ? busiest_thread(sm, &threads, dt_s) : -1;
 	if (thread_pct >= 0)
 		set_pct(&t->h.main_thread_max_pct, thread_pct);
+	part_end(sm, ADV_PART_THREADS, &pm);
 
 	v = psi_some_total_us("/proc/pressure/cpu");
 	if (v >= 0 && pv->psi_cpu_us >= 0 && dt_s > 0 && v >= pv->psi_cpu_us)
@@ -440,10 +480,12 @@ static void host_tick(struct sampler *sm, struct adv_tick *t, int64_t now)
 	if (v >= 0 && pv->psi_io_us >= 0 && dt_s > 0 && v >= pv->psi_io_us)
 		set_pct(&t->h.io_pressure_pct, (double)(v - pv->psi_io_us) / 1e4 / dt_s);
 	pv->psi_io_us = v;
+	part_end(sm, ADV_PART_PRESSURE, &pm);
 	v = cg_throttled_us(sm);
 	if (v >= 0 && pv->cg_throttled_us >= 0 && dt_s > 0 && v >= pv->cg_throttled_us)
 		set_pct(&t->h.cg_throttled_pct, (double)(v - pv->cg_throttled_us) / 1e4 / dt_s);
 	pv->cg_throttled_us = v;
+	part_end(sm, ADV_PART_CGROUP, &pm);
 	if (read_proc_stat(&sbusy, &stotal, NULL) == 0) {
 		if (pv->stat_ok && stotal > pv->stat_total && sbusy >= pv->stat_busy &&
 		    sm->tl->ncpus > 0)
@@ -456,6 +498,7 @@ static void host_tick(struct sampler *sm, struct adv_tick *t, int64_t now)
 	} else {
 		pv->stat_ok = false;
 	}
+	part_end(sm, ADV_PART_STAT, &pm);
 
 	free(pv->procs.v);
 	free(pv->threads.v);
@@ -745,6 +788,7 @@ int adv_sample(const struct adv_sample_opts *o, struct adv_timeline *tl, struct 
 	struct sampler sm;
 	struct mon_opts mo;
 	int64_t t0 = 0, end, cpu0, wall0;
+	struct mon_cost mc0;
 	uint64_t seq;
 	int rc = -1;
 
@@ -771,12 +815,16 @@ int adv_sample(const struct adv_sample_opts *o, struct adv_timeline *tl, struct 
 	job_facts(&sm);
 
 	/* the cost counts from here: what advise takes from the machine while the job runs */
+	if (o->cost)
+		memset(o->cost, 0, sizeof(*o->cost));
+	mc0 = sm.s.cost;
 	cpu0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
 	wall0 = now_ns();
 	end = wall0 + o->duration_ns;
 	seq = sm.s.seq;
 	while (now_ns() < end && !tl->ended) {
 		struct adv_tick *t;
+		struct part_mark pm;
 		uint64_t got = collector_wait(sm.c, seq, (int)(tl->tick_ns * 3 / 1000000));
 		int64_t now = now_ns();
 
@@ -787,19 +835,34 @@ int adv_sample(const struct adv_sample_opts *o, struct adv_timeline *tl, struct 
 			continue;
 		}
 		seq = got;
+		part_start(&pm);
 		collector_copy(sm.c, &sm.s);
 		if (sm.s.stalled)
 			break;
 		if (!t0)
 			t0 = sm.s.t_ns;
 		t = adv_tick_add(tl, sm.s.t_ns - t0);
+		part_end(&sm, ADV_PART_GPU, &pm);
 		host_tick(&sm, t, now);
+		part_start(&pm);
 		gpu_tick(&sm, t);
+		part_end(&sm, ADV_PART_GPU, &pm);
+		if (o->cost)
+			o->cost->ticks++;
 		if (o->progress && !o->progress(o->arg, tl, end - now_ns()))
 			break;
 	}
 	tl->self_cpu_ns = cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
 	tl->self_wall_ns = now_ns() - wall0;
+	if (o->cost) {
+		o->cost->collector_ticks = sm.s.cost.fast_ticks - mc0.fast_ticks;
+		o->cost->collector_cpu_ns = sm.s.cost.fast_cpu_ns - mc0.fast_cpu_ns;
+		o->cost->collector_host_cpu_ns = sm.s.cost.host_cpu_ns - mc0.host_cpu_ns;
+		o->cost->collector_nvml_cpu_ns =
+		    (sm.s.cost.fast_nvml_cpu_ns - mc0.fast_nvml_cpu_ns) +
+		    (sm.s.cost.procs_nvml_cpu_ns - mc0.procs_nvml_cpu_ns) +
+		    (sm.s.cost.gpm_cpu_ns - mc0.gpm_cpu_ns);
+	}
 	rc = 0;
 out:
 	collector_close(sm.c);
