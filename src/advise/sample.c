@@ -23,6 +23,8 @@
 #include "sample.h"
 
 #define SLOW_NS      1000000000LL /* PCIe and NVLink rates: counters read every second */
+#define RESCAN_NS    1000000000LL /* what changes seldom: the tree's members, its busiest
+				      thread, its bytes read, the machine's CPU */
 #define FIND_WAIT_NS 3000000000LL /* the user's GPU processes: NVML's first lists */
 #define MAPS_MAX     (64u << 20)
 
@@ -40,13 +42,26 @@ struct seen_set {
 	size_t n, cap;
 };
 
+/* What the previous ticks read. Monotonic times are 0 when never. */
 struct host_prev {
-	struct seen_set procs, threads;
-	int64_t t_ns;                  /* 0: no previous tick */
+	struct seen_set procs;	       /* the tree's members at the last tick */
+	int64_t t_ns;		       /* the last tick */
+	int64_t tree_ns;	       /* the tree's members last listed */
+	bool member_gone;	       /* one ended since: list them again */
+	struct seen_set threads;       /* every thread of the main process at threads_ns */
+	int64_t threads_ns;
+	struct seen follow;	       /* the busiest thread, read at follow_ns */
+	int64_t follow_ns;
+	bool following;
+	struct seen_set io;	       /* the members' bytes read at io_ns */
+	int64_t io_ns;
+	struct num read_bytes_s;       /* over the second before io_ns */
 	int64_t psi_cpu_us, psi_io_us; /* -1 unreadable */
 	int64_t cg_throttled_us;
-	uint64_t stat_busy, stat_total; /* /proc/stat, clock ticks */
+	uint64_t stat_busy, stat_total; /* /proc/stat at stat_ns, clock ticks */
 	bool stat_ok;
+	int64_t stat_ns;
+	struct num host_busy_pct;      /* over the second before stat_ns */
 };
 
 struct sampler {
@@ -347,64 +362,187 @@ static void set_pct(struct num *n, double pct)
 
 /* ---- one tick of the host side ------------------------------------------------------------ */
 
-/* The busiest thread of the main process, in % of one core since the last tick; -1 none. */
-static double busiest_thread(struct sampler *sm, struct seen_set *now, double dt_s)
+/* ticks of CPU over dt_s seconds, in % of one core */
+static double ticks_pct(const struct sampler *sm, uint64_t ticks, double dt_s)
 {
+	return (double)ticks * 100.0 / (double)sm->hz / dt_s;
+}
+
+/* One thread of the main process: 0 with its CPU ticks in *x, -1 when it is gone. */
+static int thread_stat(unsigned pid, unsigned tid, struct seen *x)
+{
+	char path[96], *text;
+	struct proc_stat ps;
+	int rc = -1;
+
+	str_fmt(path, sizeof(path), "/proc/%u/task/%u/stat", pid, tid);
+	text = host_read(path, 4096, NULL, NULL);
+	if (text && proctree_parse_stat(text, &ps) == 0) {
+		x->pid = tid;
+		x->start_ticks = ps.start_ticks;
+		x->cpu_ticks = ps.utime + ps.stime;
+		x->read_bytes = -1;
+		rc = 0;
+	}
+	free(text);
+	return rc;
+}
+
+/* Every thread of the main process, read once a second: the one that burnt the most CPU since
+ * the previous scan becomes the one followed tick by tick. Returns its share (% of one core)
+ * over that time, -1 when there was no previous scan. */
+static double threads_scan(struct sampler *sm, int64_t now)
+{
+	struct host_prev *pv = &sm->prev;
+	struct seen_set all = {0};
+	double dt_s = pv->threads_ns ? (double)(now - pv->threads_ns) / 1e9 : 0, best = -1;
 	char path[64], **names = NULL;
-	size_t n = 0, i;
-	double best = -1;
+	size_t n = 0, i, pick = 0;
 
+	pv->following = false;
 	str_fmt(path, sizeof(path), "/proc/%u/task", sm->tl->pid);
-	if (host_list(path, &names, &n) != 0)
-		return -1;
-	for (i = 0; i < n; i++) {
-		char tpath[96];
-		struct proc_stat ps;
-		struct seen x, *was;
-		char *text;
+	if (host_list(path, &names, &n) == 0) {
+		for (i = 0; i < n; i++) {
+			struct seen x, *was;
 
-		if (!str_all_digits(names[i]))
-			continue;
-		str_fmt(tpath, sizeof(tpath), "/proc/%u/task/%s/stat", sm->tl->pid, names[i]);
-		text = host_read(tpath, 4096, NULL, NULL);
-		if (!text)
-			continue;
-		if (proctree_parse_stat(text, &ps) == 0) {
-			x.pid = (unsigned)strtoul(names[i], NULL, 10);
-			x.start_ticks = ps.start_ticks;
-			x.cpu_ticks = ps.utime + ps.stime;
-			x.read_bytes = -1;
-			seen_put(now, &x);
-			was = seen_find(&sm->prev.threads, x.pid, x.start_ticks);
-			if (was && dt_s > 0) {
-				double pct = (double)(x.cpu_ticks - was->cpu_ticks) * 100.0 /
-					     (double)sm->hz / dt_s;
+			if (!str_all_digits(names[i]) ||
+			    thread_stat(sm->tl->pid, (unsigned)strtoul(names[i], NULL, 10), &x) != 0)
+				continue;
+			seen_put(&all, &x);
+			was = seen_find(&pv->threads, x.pid, x.start_ticks);
+			if (was && dt_s > 0 && x.cpu_ticks >= was->cpu_ticks) {
+				double pct = ticks_pct(sm, x.cpu_ticks - was->cpu_ticks, dt_s);
 
-				if (pct > best)
+				if (pct > best) {
 					best = pct;
+					pick = all.n - 1;
+				}
 			}
 		}
-		free(text);
+		host_list_free(names, n);
 	}
-	host_list_free(names, n);
+	if (best >= 0) {
+		pv->follow = all.v[pick];
+		pv->follow_ns = now;
+		pv->following = true;
+	}
+	free(pv->threads.v);
+	pv->threads = all;
+	pv->threads_ns = now;
 	return best;
+}
+
+/* The main process's busiest thread, in % of one core over the tick; -1 none. Only the thread
+ * followed is read each tick: which thread is the busiest changes seldom (a training loop's
+ * main thread), and reading all of them was most of advise's cost (a PyTorch process has
+ * 60-100 threads). They are all read again every second, or when the one followed ends. */
+static double busiest_thread(struct sampler *sm, int64_t now)
+{
+	struct host_prev *pv = &sm->prev;
+	double pct = -1, best;
+	struct seen x;
+	bool scan = !pv->following || now - pv->threads_ns >= RESCAN_NS;
+
+	if (pv->following) {
+		if (thread_stat(sm->tl->pid, pv->follow.pid, &x) == 0 &&
+		    x.start_ticks == pv->follow.start_ticks) {
+			if (now > pv->follow_ns && x.cpu_ticks >= pv->follow.cpu_ticks)
+				pct = ticks_pct(sm, x.cpu_ticks - pv->follow.cpu_ticks,
+						(double)(now - pv->follow_ns) / 1e9);
+			pv->follow = x;
+			pv->follow_ns = now;
+		} else {
+			scan = true;
+		}
+	}
+	if (scan) {
+		best = threads_scan(sm, now);
+		/* the tick's figure stays the followed thread's; without one (the first scans, or
+		 * it ended), the busiest one's over the time since the previous scan */
+		if (pct < 0)
+			pct = best;
+	}
+	return pct;
+}
+
+/* The bytes the tree read (/proc/PID/io), once a second: a rate over that second, kept in
+ * pv->read_bytes_s for the ticks until the next reading. */
+static void tree_io(struct sampler *sm, const struct seen_set *procs, int64_t now)
+{
+	struct host_prev *pv = &sm->prev;
+	struct seen_set io = {0};
+	double dt_s = pv->io_ns ? (double)(now - pv->io_ns) / 1e9 : 0;
+	int64_t total = 0, before = 0;
+	bool known = dt_s > 0;
+	size_t i;
+
+	for (i = 0; i < procs->n; i++) {
+		struct seen x = procs->v[i], *was;
+
+		x.read_bytes = proc_read_bytes(x.pid);
+		seen_put(&io, &x);
+		was = seen_find(&pv->io, x.pid, x.start_ticks);
+		if (!was) {
+			/* new since the last reading: its bytes count from its start */
+			if (x.read_bytes >= 0)
+				total += x.read_bytes;
+		} else if (x.read_bytes >= 0 && was->read_bytes >= 0) {
+			total += x.read_bytes;
+			before += was->read_bytes;
+		} else {
+			known = false;
+		}
+	}
+	pv->read_bytes_s.st = VAL_NA;
+	if (known && io.n && total >= before)
+		num_set(&pv->read_bytes_s, (int64_t)((double)(total - before) / dt_s));
+	free(pv->io.v);
+	pv->io = io;
+	pv->io_ns = now;
+}
+
+/* The machine's CPU (/proc/stat), once a second, kept in pv->host_busy_pct: on a machine with
+ * many CPUs the file is tens of kilobytes (a line per CPU, every interrupt's count). */
+static void machine_cpu(struct sampler *sm, int64_t now)
+{
+	struct host_prev *pv = &sm->prev;
+	uint64_t sbusy, stotal;
+
+	pv->host_busy_pct.st = VAL_NA;
+	pv->stat_ns = now;
+	if (read_proc_stat(&sbusy, &stotal, NULL) != 0) {
+		pv->stat_ok = false;
+		return;
+	}
+	if (pv->stat_ok && stotal > pv->stat_total && sbusy >= pv->stat_busy && sm->tl->ncpus > 0)
+		set_pct(&pv->host_busy_pct, (double)(sbusy - pv->stat_busy) * 100.0 * sm->tl->ncpus /
+						(double)(stotal - pv->stat_total));
+	pv->stat_busy = sbusy;
+	pv->stat_total = stotal;
+	pv->stat_ok = true;
 }
 
 static void host_tick(struct sampler *sm, struct adv_tick *t, int64_t now)
 {
 	struct host_prev *pv = &sm->prev;
-	struct seen_set procs = {0}, threads = {0};
+	struct seen_set procs = {0};
 	double dt_s = pv->t_ns ? (double)(now - pv->t_ns) / 1e9 : 0;
 	double tree = 0, main_pct = -1, workers_pct = 0, thread_pct;
-	int64_t read_total = 0, read_prev = 0, v;
+	int64_t v;
 	unsigned workers = 0, busy = 0, blocked = 0;
-	bool cpu_known = dt_s > 0, io_known = dt_s > 0, main_alive = false;
-	uint64_t sbusy, stotal;
+	bool cpu_known = dt_s > 0, main_alive = false;
 	size_t i;
 	struct part_mark pm;
 
 	part_start(&pm);
-	tree_refresh(sm);
+	/* the tree's members change seldom (workers start with an epoch): listed every second,
+	 * or at once when one of them ended; listing means reading the children file of every
+	 * thread of every member */
+	if (!pv->tree_ns || pv->member_gone || now - pv->tree_ns >= RESCAN_NS) {
+		tree_refresh(sm);
+		pv->tree_ns = now;
+		pv->member_gone = false;
+	}
 	part_end(sm, ADV_PART_TREE, &pm);
 	for (i = 0; i < sm->ntree; i++) {
 		struct proc_stat ps;
@@ -412,12 +550,16 @@ static void host_tick(struct sampler *sm, struct adv_tick *t, int64_t now)
 		bool is_main = sm->tree[i] == sm->tl->pid;
 		double pct;
 
-		if (proctree_read_stat(sm->tree[i], &ps) != 0 || ps.state == 'Z' || ps.state == 'X')
+		if (proctree_read_stat(sm->tree[i], &ps) != 0) {
+			pv->member_gone = true;
+			continue;
+		}
+		if (ps.state == 'Z' || ps.state == 'X')
 			continue;
 		x.pid = ps.pid;
 		x.start_ticks = ps.start_ticks;
 		x.cpu_ticks = ps.utime + ps.stime;
-		x.read_bytes = proc_read_bytes(ps.pid);
+		x.read_bytes = -1;
 		seen_put(&procs, &x);
 		if (is_main)
 			main_alive = true;
@@ -428,28 +570,19 @@ static void host_tick(struct sampler *sm, struct adv_tick *t, int64_t now)
 		blocked += ps.state == 'D';
 		was = seen_find(&pv->procs, x.pid, x.start_ticks);
 		if (!was) {
-			/* new since the last tick: its CPU before now is not this tick's; its
-			 * bytes read count from its start */
-			if (x.read_bytes >= 0)
-				read_total += x.read_bytes;
+			/* new since the last tick: its CPU before now is not this tick's */
 			if (is_main)
 				cpu_known = false;
 			continue;
 		}
 		if (dt_s <= 0)
 			continue;
-		pct = (double)(x.cpu_ticks - was->cpu_ticks) * 100.0 / (double)sm->hz / dt_s;
+		pct = ticks_pct(sm, x.cpu_ticks - was->cpu_ticks, dt_s);
 		tree += pct;
 		if (is_main)
 			main_pct = pct;
 		else
 			workers_pct += pct;
-		if (x.read_bytes >= 0 && was->read_bytes >= 0) {
-			read_total += x.read_bytes;
-			read_prev += was->read_bytes;
-		} else {
-			io_known = false;
-		}
 	}
 	if (!main_alive)
 		sm->tl->ended = true;
@@ -464,10 +597,12 @@ static void host_tick(struct sampler *sm, struct adv_tick *t, int64_t now)
 		if (main_pct >= 0)
 			set_pct(&t->h.main_cpu_pct, main_pct);
 	}
-	if (io_known && procs.n && read_total >= read_prev)
-		num_set(&t->h.read_bytes_s, (int64_t)((double)(read_total - read_prev) / dt_s));
+	if (!pv->io_ns || now - pv->io_ns >= RESCAN_NS)
+		tree_io(sm, &procs, now);
+	if (procs.n && num_ok(&pv->read_bytes_s))
+		t->h.read_bytes_s = pv->read_bytes_s;
 	part_end(sm, ADV_PART_PROCS, &pm);
-	thread_pct = main_alive ? busiest_thread(sm, &threads, dt_s) : -1;
+	thread_pct = main_alive ? busiest_thread(sm, now) : -1;
 	if (thread_pct >= 0)
 		set_pct(&t->h.main_thread_max_pct, thread_pct);
 	part_end(sm, ADV_PART_THREADS, &pm);
@@ -486,24 +621,14 @@ static void host_tick(struct sampler *sm, struct adv_tick *t, int64_t now)
 		set_pct(&t->h.cg_throttled_pct, (double)(v - pv->cg_throttled_us) / 1e4 / dt_s);
 	pv->cg_throttled_us = v;
 	part_end(sm, ADV_PART_CGROUP, &pm);
-	if (read_proc_stat(&sbusy, &stotal, NULL) == 0) {
-		if (pv->stat_ok && stotal > pv->stat_total && sbusy >= pv->stat_busy &&
-		    sm->tl->ncpus > 0)
-			set_pct(&t->h.host_busy_pct, (double)(sbusy - pv->stat_busy) * 100.0 *
-							 sm->tl->ncpus /
-							 (double)(stotal - pv->stat_total));
-		pv->stat_busy = sbusy;
-		pv->stat_total = stotal;
-		pv->stat_ok = true;
-	} else {
-		pv->stat_ok = false;
-	}
+	if (!pv->stat_ns || now - pv->stat_ns >= RESCAN_NS)
+		machine_cpu(sm, now);
+	if (num_ok(&pv->host_busy_pct))
+		t->h.host_busy_pct = pv->host_busy_pct;
 	part_end(sm, ADV_PART_STAT, &pm);
 
 	free(pv->procs.v);
-	free(pv->threads.v);
 	pv->procs = procs;
-	pv->threads = threads;
 	pv->t_ns = now;
 }
 
@@ -798,6 +923,7 @@ int adv_sample(const struct adv_sample_opts *o, struct adv_timeline *tl, struct 
 	sm.tl = tl;
 	sm.hz = proctree_hz();
 	sm.prev.psi_cpu_us = sm.prev.psi_io_us = sm.prev.cg_throttled_us = -1;
+	sm.prev.read_bytes_s.st = sm.prev.host_busy_pct.st = VAL_NA;
 	tl->tick_ns = o->tick_ns > 0 ? o->tick_ns : ADV_TICK_DEFAULT_NS;
 	tl->cg_quota_cores.st = VAL_NA;
 
@@ -870,6 +996,7 @@ out:
 	free(sm.tree);
 	free(sm.prev.procs.v);
 	free(sm.prev.threads.v);
+	free(sm.prev.io.v);
 	if (rc != 0)
 		adv_timeline_free(tl);
 	return rc;

@@ -244,6 +244,26 @@ static void test_reads_the_job(void)
 	CHECK(tl.gpus[0].job_holds);
 }
 
+/* What does not change every tick is not read every tick: the tree's membership and the
+ * busiest thread are looked for once a second; per tick, one thread's stat and each
+ * member's stat and io. Before, each tick listed every thread's children and read every
+ * thread's stat: about 150 operations per tick for this job. */
+static void test_cheap_per_tick(void)
+{
+	double n = cost.ticks ? (double)cost.ticks : 1;
+	uint64_t all = 0;
+	int p;
+
+	CHECK(cost.ticks >= 10);
+	for (p = 0; p < ADV_PART_N; p++)
+		all += cost.part_ops[p];
+	/* 60 threads looked at once a second: 6 per tick at 100 ms, plus the one followed */
+	CHECK(cost.part_ops[ADV_PART_THREADS] / n <= 12);
+	/* the children of 60 threads listed once a second, not every tick */
+	CHECK(cost.part_ops[ADV_PART_TREE] / n <= 12);
+	CHECK(all / n <= 40);
+}
+
 int main(void)
 {
 	const char *s = getenv("GPUVET_COST_SECONDS");
@@ -253,6 +273,7 @@ int main(void)
 	if (s)
 		print_cost();
 	RUN(test_reads_the_job);
+	RUN(test_cheap_per_tick);
 	if (job_pid > 0) {
 		kill(job_pid, SIGKILL);
 		waitpid(job_pid, NULL, 0);
