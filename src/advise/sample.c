@@ -931,6 +931,9 @@ int adv_sample(const struct adv_sample_opts *o, struct adv_timeline *tl, struct 
 	mo.fast_ns = tl->tick_ns;
 	mo.slow_ns = SLOW_NS;
 	mo.procs = true;
+	/* advise asks the process table only who the job's GPU processes are; it reads the job's
+	 * own tree itself */
+	mo.host_ns = RESCAN_NS;
 	mo.gpm = true;
 	mo.ids = o->ids;
 	if (collector_open(&sm.c, &mo, e) != 0)
@@ -984,6 +987,7 @@ int adv_sample(const struct adv_sample_opts *o, struct adv_timeline *tl, struct 
 		o->cost->collector_ticks = sm.s.cost.fast_ticks - mc0.fast_ticks;
 		o->cost->collector_cpu_ns = sm.s.cost.fast_cpu_ns - mc0.fast_cpu_ns;
 		o->cost->collector_host_cpu_ns = sm.s.cost.host_cpu_ns - mc0.host_cpu_ns;
+		o->cost->collector_host_ops = sm.s.cost.host_ops - mc0.host_ops;
 		o->cost->collector_nvml_cpu_ns =
 		    (sm.s.cost.fast_nvml_cpu_ns - mc0.fast_nvml_cpu_ns) +
 		    (sm.s.cost.procs_nvml_cpu_ns - mc0.procs_nvml_cpu_ns) +

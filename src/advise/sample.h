@@ -41,6 +41,7 @@ struct adv_sample_cost {
 	uint64_t part_ops[ADV_PART_N];	/* host.h operations (host_ops) */
 	int64_t collector_cpu_ns;	/* the fast tier: NVML, GPM, process table */
 	int64_t collector_host_cpu_ns;	/* of which its /proc reads for the process table */
+	uint64_t collector_host_ops;	/* those reads: host.h operations */
 	int64_t collector_nvml_cpu_ns;	/* of which NVML's fields, process lists and GPM */
 	uint64_t collector_ticks;
 };

@@ -196,6 +196,7 @@ static void job_free(struct tier_job *j)
 	free(j->slow_out);
 	free(j->procs);
 	free(j->roots);
+	free(j->mapped);
 	proctree_free(j->tree);
 	free(j);
 }

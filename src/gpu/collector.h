@@ -41,6 +41,9 @@ struct mon_opts {
 	int64_t slow_ns;      /* tick of the slow tier; 0: 5 s; < 0: no slow tier */
 	unsigned fast_mask;   /* enum probe_fast groups to read; 0: all */
 	bool procs;	      /* process lists, per-process SM %, host details */
+	int64_t host_ns;      /* the processes' host details (user, command line, tree CPU):
+				 read at most this often, kept in between for the PIDs already
+				 seen (a new PID is read at once); 0: every tick */
 	bool gpm;	      /* GPM metrics where supported */
 	const char *ids;      /* only these GPUs, as gpu/select.h reads them; NULL: all */
 	int call_timeout_ms;  /* per vendor call; 0: the watchdog's default */
@@ -100,6 +103,7 @@ struct mon_cost {
 	int64_t procs_nvml_cpu_ns; /* process lists and utilisation samples */
 	int64_t gpm_cpu_ns;
 	int64_t host_cpu_ns;	   /* /proc reads for the process table */
+	uint64_t host_ops;	   /* of which host.h operations (host_ops) */
 	int64_t slow_cpu_ns;
 	int64_t last_fast_cpu_ns, last_fast_wall_ns; /* the latest tick */
 	int64_t last_slow_cpu_ns, last_slow_wall_ns;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../host/host.h"
 #include "../util/util.h"
 #include "../vendor/nvml.h"
 #include "../vendor/watchdog.h"
@@ -108,7 +109,7 @@ static int64_t late_after_ns(const struct collector *c)
 }
 
 static void publish_fast(struct tier_job *j, int64_t t0, const int64_t *cpu_parts, int64_t cpu_all,
-			 unsigned sampled)
+			 unsigned sampled, uint64_t host_ops_n)
 {
 	struct collector *c = j->c;
 	struct mon_snapshot *sh = &c->shared;
@@ -175,6 +176,7 @@ static void publish_fast(struct tier_job *j, int64_t t0, const int64_t *cpu_part
 	sh->cost.procs_nvml_cpu_ns += cpu_parts[1];
 	sh->cost.gpm_cpu_ns += cpu_parts[2];
 	sh->cost.host_cpu_ns += cpu_parts[3];
+	sh->cost.host_ops += host_ops_n;
 	sh->cost.fast_cpu_ns += cpu_all;
 	sh->cost.last_fast_cpu_ns = cpu_all;
 	sh->cost.last_fast_wall_ns = now_ns() - t0;
@@ -254,7 +256,7 @@ void fast_loop(void *arg)
 
 	for (;;) {
 		int64_t t0 = now_ns(), cpu_parts[4] = {0, 0, 0, 0}, cpu_now, deadline;
-		uint64_t tick;
+		uint64_t tick, ops = 0;
 		unsigned sampled;
 
 		free(j->procs);
@@ -290,17 +292,19 @@ void fast_loop(void *arg)
 		if (c->o.procs) {
 			int64_t a = thread_cpu_ns();
 
+			ops = host_ops();
 			watchdog_note("(reading /proc for GPU processes)", -1);
 			map_procs(j, t0);
 			watchdog_done();
 			cpu_parts[3] = thread_cpu_ns() - a;
+			ops = host_ops() - ops;
 		}
 		/* a tick costs the workers' sampling and everything the ticker did since its
 		 * previous reading: this tick's gathering, the last publication and the wake-up */
 		cpu_now = thread_cpu_ns();
 		publish_fast(j, t0, cpu_parts, cpu_now - mark + cpu_parts[0] + cpu_parts[1] +
 						       cpu_parts[2],
-			     sampled);
+			     sampled, ops);
 		mark = cpu_now;
 		next += c->o.fast_ns;
 		if (next < now_ns())

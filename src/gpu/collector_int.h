@@ -87,6 +87,9 @@ struct tier_job {
 	int64_t roots_at_ns;	 /* fd matching, last done */
 	unsigned *roots;	 /* pairs (gpu, local pid) found by fd matching */
 	size_t nroots;
+	struct mon_proc *mapped; /* the processes as last mapped to host ones (mon_opts.host_ns) */
+	size_t nmapped;
+	int64_t mapped_at_ns;
 	/* slow tier */
 	unsigned *sunsup;	 /* SLOW_* bits */
 	struct num *prev_pcie_tx, *prev_pcie_rx, *prev_nv_tx, *prev_nv_rx, *prev_energy;

@@ -97,6 +97,39 @@ void read_proc_util(struct tier_job *j, unsigned gi, struct gpu *g, struct proc_
 	free(smp);
 }
 
+/* Between two mappings (mon_opts.host_ns): each process's host side as last mapped. False, and
+ * nothing kept, when a PID is new: then everything is mapped afresh. */
+static bool reuse_mapping(struct tier_job *j)
+{
+	size_t i, k;
+
+	for (i = 0; i < j->nprocs; i++) {
+		for (k = 0; k < j->nmapped; k++)
+			if (j->mapped[k].nvml_pid == j->procs[i].nvml_pid)
+				break;
+		if (k == j->nmapped)
+			return false;
+	}
+	for (i = 0; i < j->nprocs; i++)
+		for (k = 0; k < j->nmapped; k++)
+			if (j->mapped[k].nvml_pid == j->procs[i].nvml_pid) {
+				j->procs[i].mapped = j->mapped[k].mapped;
+				j->procs[i].host = j->mapped[k].host;
+				break;
+			}
+	return true;
+}
+
+static void keep_mapping(struct tier_job *j, int64_t now)
+{
+	free(j->mapped);
+	j->mapped = j->nprocs ? xcalloc(j->nprocs, sizeof(*j->mapped)) : NULL;
+	if (j->nprocs)
+		memcpy(j->mapped, j->procs, j->nprocs * sizeof(*j->mapped));
+	j->nmapped = j->nprocs;
+	j->mapped_at_ns = now;
+}
+
 /* Who is NVML's PID here? The same PID in the host namespace; in a container's namespace the
  * PIDs are the host's, so a PID that exists here must also hold the GPU open, and the others
  * are matched by who holds /dev/nvidia<minor> when that is unambiguous. */
@@ -105,6 +138,11 @@ void map_procs(struct tier_job *j, int64_t now)
 	struct collector *c = j->c;
 	size_t i, k;
 
+	/* a front end that needs the host side less often than the tick (advise: only who the
+	 * processes are) saves the walk of every process tree, a read per thread */
+	if (c->o.host_ns > 0 && j->mapped_at_ns && now - j->mapped_at_ns < c->o.host_ns &&
+	    reuse_mapping(j))
+		return;
 	proctree_begin(j->tree, now);
 	for (i = 0; i < j->nprocs; i++) {
 		struct mon_proc *mp = &j->procs[i];
@@ -196,4 +234,6 @@ void map_procs(struct tier_job *j, int64_t now)
 		}
 	}
 	proctree_end(j->tree);
+	if (c->o.host_ns > 0)
+		keep_mapping(j, now);
 }

@@ -205,6 +205,8 @@ static void print_cost(void)
 		total += cost.part_ns[p] / 1e3 / n;
 	}
 	printf("# %-10s %10.1f\n", "sampler", total);
+	printf("# collector fast tier: %.1f host ops/tick\n",
+	       (double)cost.collector_host_ops / (cost.collector_ticks ? cost.collector_ticks : 1));
 	printf("# collector fast tier: %.1f us CPU/tick (host %.1f, NVML %.1f)\n",
 	       cost.collector_cpu_ns / 1e3 / (cost.collector_ticks ? cost.collector_ticks : 1),
 	       cost.collector_host_cpu_ns / 1e3 / (cost.collector_ticks ? cost.collector_ticks : 1),
@@ -262,6 +264,11 @@ static void test_cheap_per_tick(void)
 	/* the children of 60 threads listed once a second, not every tick */
 	CHECK(cost.part_ops[ADV_PART_TREE] / n <= 12);
 	CHECK(all / n <= 40);
+	/* the collector's process table: who the GPU process is, mapped once a second (its
+	 * tree walked then), not every tick */
+	CHECK(cost.collector_ticks >= 10);
+	CHECK(cost.collector_host_ops > 0);
+	CHECK((double)cost.collector_host_ops / (double)cost.collector_ticks <= 12);
 }
 
 int main(void)
