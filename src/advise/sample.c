@@ -79,6 +79,9 @@ struct sampler {
 	int cg_version;        /* 2, 1, 0 unknown */
 	struct host_prev prev;
 	long hz;
+	int64_t t0_ns;		       /* monotonic time of the first tick, 0 before */
+	bool util_asked[ADV_MAX_GPUS]; /* NVML's utilisation samples asked for (job's GPUs) */
+	uint64_t util_seen_us[ADV_MAX_GPUS]; /* the newest of them taken */
 };
 
 /* ---- cost accounting (struct adv_sample_cost) --------------------------------------------- */
@@ -142,7 +145,8 @@ int64_t adv_pcie_peak_bytes_s(int gen, int width)
 	return (int64_t)(lane_bytes_s[gen] * width * 0.8);
 }
 
-static int64_t cpu_ns(clockid_t id)
+/* A clock's time in ns. */
+static int64_t clock_ns(clockid_t id)
 {
 	struct timespec ts;
 
@@ -672,6 +676,59 @@ static void note_pid(struct adv_timeline *tl, unsigned pid)
 		tl->pids[tl->npids++] = pid;
 }
 
+/* NVML's own utilisation samples of the job's GPUs: one call per tick and GPU in the
+ * collector, so only for the GPUs the job holds. */
+static void want_util(struct sampler *sm, int k)
+{
+	if (sm->util_asked[k])
+		return;
+	sm->util_asked[k] = true;
+	collector_want_util(sm->c, sm->s.gpus[sm->map[k]].g.index, true);
+}
+
+/* The samples newer than those taken, on the timeline's clock: NVML stamps them with the
+ * wall clock, the ticks count on the monotonic one from the first tick. Samples from before
+ * the first tick (the driver's whole ring, at the first call) are left out. */
+static void util_samples(struct sampler *sm)
+{
+	const struct mon_snapshot *s = &sm->s;
+	/* the two clocks read back to back (the snapshot's wall time is its publication's, a
+	 * tick's work later than its monotonic time) */
+	int64_t mono_minus_wall_ns = clock_ns(CLOCK_MONOTONIC) - clock_ns(CLOCK_REALTIME);
+	int k;
+	unsigned i;
+
+	for (k = 0; k < sm->tl->ngpus; k++) {
+		const struct mon_util_samples *u = &s->gpus[sm->map[k]].util;
+
+		if (!sm->util_asked[k])
+			continue;
+		for (i = 0; i < u->n; i++) {
+			int64_t t;
+
+			if (u->v[i].ts_us <= sm->util_seen_us[k])
+				continue;
+			sm->util_seen_us[k] = u->v[i].ts_us;
+			t = (int64_t)u->v[i].ts_us * 1000 + mono_minus_wall_ns - sm->t0_ns;
+			if (t >= 0)
+				adv_util_add(sm->tl, t, k, u->v[i].pct);
+		}
+	}
+}
+
+/* Before the first tick: the utilisation samples of the GPUs the job holds already (later
+ * ones are asked for when gpu_tick sees them). */
+static void ask_util(struct sampler *sm)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < sm->s.nprocs; i++)
+		for (k = 0; k < sm->tl->ngpus && proc_of_job(sm, &sm->s.procs[i]); k++)
+			if (sm->s.gpus[sm->map[k]].g.index == sm->s.procs[i].gpu)
+				want_util(sm, k);
+}
+
 static void gpu_tick(struct sampler *sm, struct adv_tick *t)
 {
 	const struct mon_snapshot *s = &sm->s;
@@ -713,6 +770,7 @@ static void gpu_tick(struct sampler *sm, struct adv_tick *t)
 				continue;
 			any[k] = true;
 			sm->tl->gpus[k].job_holds = true;
+			want_util(sm, k);
 			note_pid(sm->tl, p->mapped ? p->host.pid : p->nvml_pid);
 			if (p->gpu_mem_bytes >= 0)
 				mem[k] += p->gpu_mem_bytes;
@@ -942,12 +1000,13 @@ int adv_sample(const struct adv_sample_opts *o, struct adv_timeline *tl, struct 
 		goto out;
 	gpu_facts(&sm);
 	job_facts(&sm);
+	ask_util(&sm);
 
 	/* the cost counts from here: what advise takes from the machine while the job runs */
 	if (o->cost)
 		memset(o->cost, 0, sizeof(*o->cost));
 	mc0 = sm.s.cost;
-	cpu0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
+	cpu0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	wall0 = now_ns();
 	end = wall0 + o->duration_ns;
 	seq = sm.s.seq;
@@ -969,19 +1028,20 @@ int adv_sample(const struct adv_sample_opts *o, struct adv_timeline *tl, struct 
 		if (sm.s.stalled)
 			break;
 		if (!t0)
-			t0 = sm.s.t_ns;
+			t0 = sm.t0_ns = sm.s.t_ns;
 		t = adv_tick_add(tl, sm.s.t_ns - t0);
 		part_end(&sm, ADV_PART_GPU, &pm);
 		host_tick(&sm, t, now);
 		part_start(&pm);
 		gpu_tick(&sm, t);
+		util_samples(&sm);
 		part_end(&sm, ADV_PART_GPU, &pm);
 		if (o->cost)
 			o->cost->ticks++;
 		if (o->progress && !o->progress(o->arg, tl, end - now_ns()))
 			break;
 	}
-	tl->self_cpu_ns = cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
+	tl->self_cpu_ns = clock_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
 	tl->self_wall_ns = now_ns() - wall0;
 	if (o->cost) {
 		o->cost->collector_ticks = sm.s.cost.fast_ticks - mc0.fast_ticks;

@@ -53,6 +53,20 @@ struct mon_opts {
 enum { CE_BUSY_SW_POWER, CE_BUSY_SYNC_BOOST, CE_BUSY_SW_THERMAL, CE_BUSY_HW_THERMAL,
        CE_BUSY_HW_POWER_BRAKE, CE_BUSY_N };
 
+/* NVML's own utilisation samples of one GPU (nvmlDeviceGetSamples), finer than a tick where
+ * the driver keeps them: the newest MON_UTIL_SAMPLES, oldest first. A reader keeps those newer
+ * than the last it saw, so a tick it missed loses none. */
+#define MON_UTIL_SAMPLES 64
+struct mon_util_samples {
+	struct num status; /* VAL_UNSET not asked (collector_want_util), VAL_OK read, VAL_NA
+			      not supported, VAL_ERR with the NVML code */
+	unsigned n;
+	struct {
+		uint64_t ts_us; /* CPU time stamp, microseconds since the epoch */
+		int pct;
+	} v[MON_UTIL_SAMPLES];
+};
+
 struct mon_gpu {
 	struct gpu g; /* static facts, the fast tier's sample and the health counters */
 	bool selected; /* sampled (see mon_opts.ids) */
@@ -71,6 +85,7 @@ struct mon_gpu {
 
 	/* per-process utilisation: VAL_OK when the driver answers, VAL_NA unsupported or MIG */
 	struct num proc_util;
+	struct mon_util_samples util; /* when asked for (collector_want_util) */
 
 	/* state */
 	bool lost;	      /* answered "GPU is lost"; no longer sampled */
@@ -142,6 +157,10 @@ uint64_t collector_copy(struct collector *c, struct mon_snapshot *out);
 /* Wait until a snapshot newer than seq is published or timeout_ms pass; returns the newest
  * seq. */
 uint64_t collector_wait(struct collector *c, uint64_t seq, int timeout_ms);
+/* Ask (on) or stop asking for the utilisation samples of the GPU at position gpu (its NVML
+ * index) from the next fast tick: one more NVML call per tick and GPU, so only for the GPUs a
+ * front end needs them for (advise: those its job holds). */
+void collector_want_util(struct collector *c, unsigned gpu, bool on);
 /* Stop the tiers (waiting at most about a second for a hung one) and end the session. */
 void collector_close(struct collector *c);
 void mon_snapshot_free(struct mon_snapshot *s);

@@ -145,6 +145,7 @@ static void publish_fast(struct tier_job *j, int64_t t0, const int64_t *cpu_part
 		mg->fast_t_ns = w->s.t_ns;
 		mg->fast_unsupported = j->unsup[gi];
 		mg->proc_util = j->proc_util[gi];
+		mg->util = j->util[gi];
 		memcpy(mg->gpm, j->gpm[gi], sizeof(mg->gpm));
 		if (w->s.lost && !mg->lost) {
 			mg->lost = true;
@@ -223,6 +224,7 @@ static unsigned gather(struct tier_job *j, uint64_t tick, int64_t *cpu)
 			copy_fast(&w->s, &sl->s);
 			j->unsup[gi] = sl->unsup;
 			j->proc_util[gi] = sl->proc_util;
+			j->util[gi] = sl->util;
 			memcpy(j->gpm[gi], sl->gpm, sizeof(j->gpm[gi]));
 			cpu[0] += sl->cpu_ns[0];
 			cpu[1] += sl->cpu_ns[1];
@@ -391,6 +393,10 @@ void gpu_loop(void *arg)
 			probe_gpm_read(c->p, g, c->gpm[gi], j->gpm[gi]);
 			cpu[2] = thread_cpu_ns() - a;
 		}
+		if (!lost && atomic_load(&c->want_util[gi])) {
+			read_util_samples(j, gi, g);
+			lost = g->s.lost;
+		}
 		pthread_mutex_lock(&c->lock);
 		if (c->stop || atomic_load(&j->abandoned)) {
 			pthread_mutex_unlock(&c->lock);
@@ -399,6 +405,7 @@ void gpu_loop(void *arg)
 		copy_fast(&sl->s, &g->s);
 		sl->unsup = j->unsup[gi];
 		sl->proc_util = j->proc_util[gi];
+		sl->util = j->util[gi];
 		memcpy(sl->gpm, j->gpm[gi], sizeof(sl->gpm));
 		free(sl->procs);
 		sl->procs = j->procs;

@@ -237,3 +237,35 @@ void map_procs(struct tier_job *j, int64_t now)
 	if (c->o.host_ns > 0)
 		keep_mapping(j, now);
 }
+
+/* NVML's utilisation samples of one GPU newer than the last read (probe_util_samples hands
+ * back only those), into its window: the newest MON_UTIL_SAMPLES, oldest first. Not asked again
+ * after "not supported": a GPU or driver without them answers the same each time. */
+void read_util_samples(struct tier_job *j, unsigned gi, struct gpu *g)
+{
+	struct mon_util_samples *w = &j->util[gi];
+	struct util_sample *smp = NULL;
+	size_t n = 0, i;
+
+	if (w->status.st == VAL_NA)
+		return;
+	probe_util_samples(j->c->p, g, j->util_seen_us[gi], &smp, &n, &w->status);
+	for (i = 0; i < n; i++) {
+		unsigned k;
+
+		if (w->n == MON_UTIL_SAMPLES) {
+			memmove(&w->v[0], &w->v[1], (MON_UTIL_SAMPLES - 1) * sizeof(w->v[0]));
+			w->n--;
+		}
+		/* in time order, whatever order the driver hands them in */
+		for (k = w->n; k > 0 && w->v[k - 1].ts_us > smp[i].ts_us; k--)
+			w->v[k] = w->v[k - 1];
+		w->v[k].ts_us = smp[i].ts_us;
+		w->v[k].pct = smp[i].pct;
+		w->n++;
+	}
+	for (i = 0; i < n; i++)
+		if (smp[i].ts_us > j->util_seen_us[gi])
+			j->util_seen_us[gi] = smp[i].ts_us;
+	free(smp);
+}

@@ -2,8 +2,9 @@
  * test_advise_cost.c: what `gpuvet advise`'s sampler (src/advise/sample.c) costs on a live job,
  * and that it still reads what the rules need. It starts a real process tree here (a main
  * process with 60 threads, one of them busy, and 4 worker processes), serves NVML from the
- * replay's fake library with a scenario whose GPU process is that main process, and leaves the
- * host reads live (/proc of this machine), so the host side runs as it does on a real job.
+ * replay's fake library with a scenario whose GPU process is that main process (with NVML's
+ * utilisation samples, which advise reads per tick too), and leaves the host reads live (/proc
+ * of this machine), so the host side runs as it does on a real job.
  *
  * The checks count host.h operations per tick (deterministic, unlike times on a shared CI
  * machine). Run alone with GPUVET_COST_SECONDS=N it samples for N seconds and prints where the
@@ -123,6 +124,7 @@ static int write_scenario(const char *path, const char *top, unsigned pid)
 		"  \"nvmlDeviceGetComputeRunningProcesses\": [0, [%u, 24696061952, 4294967295, "
 		"4294967295]],\n"
 		"  \"nvmlDeviceGetProcessUtilization\": [0, [%u, -50000, 61, 20, 0, 0]],\n"
+		"  \"nvmlDeviceGetSamples(1)\": [0, [-60000, 1, 100], [-20000, 1, 0]],\n"
 		"  \"nvmlDeviceGetUtilizationRates\": [0, 61, 20]}}}}\n",
 		top, pid, pid, pid);
 	return fclose(f) == 0 ? 0 : -1;
@@ -244,6 +246,9 @@ static void test_reads_the_job(void)
 	CHECK(thread_max >= 10);
 	CHECK(num_ok(&tl.ticks[tl.nticks - 1].g[0].job_mem_bytes));
 	CHECK(tl.gpus[0].job_holds);
+	/* NVML's own utilisation samples of the job's GPU, two per tick in the scenario */
+	CHECK(tl.nutil >= 2 * (tl.nticks - 1));
+	CHECK(tl.util[tl.nutil - 1].gpu == 0 && tl.util[tl.nutil - 1].t_ns > 0);
 }
 
 /* What does not change every tick is not read every tick: the tree's membership and the
