@@ -2,11 +2,15 @@
  * sample.c: the sampler of `gpuvet advise` (sample.h). The GPU side comes from the collector
  * (gpu/collector.c), opened with its fast tier at advise's tick: its per-GPU workers already
  * read utilisation, memory, power, clocks, clock-event reasons, GPM and the process list at a
- * few tens of microseconds per GPU, so advise adds no NVML reads of its own. The host side of
- * the job is read here, once per tick, through host.h: /proc/PID/stat of each process of the
- * job's tree and of each thread of the main process, /proc/PID/io, /proc/pressure, the job's
- * cgroup and /proc/stat. CPU shares come from differences between two ticks, so the first tick
- * has none (its readings stay "not read", never 0).
+ * few tens of microseconds per GPU, and NVML's own utilisation samples of the job's GPUs
+ * (collector_want_util). The host side of the job is read here through host.h: per tick,
+ * /proc/PID/stat of each process of the job's tree and of the main process's busiest thread,
+ * /proc/pressure and the job's cgroup; once a second (RESCAN_NS), what changes seldom or costs
+ * more: the tree's members, which thread is the busiest (all of them read), /proc/PID/io and
+ * /proc/stat. On a live job every host read is a hand-over to a hostio worker, tens of us:
+ * their number is the cost (tests/unit/test_advise_cost.c counts them). CPU shares come from
+ * differences between two ticks, so the first tick has none (its readings stay "not read",
+ * never 0).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,9 +26,10 @@
 #include "../util/util.h"
 #include "sample.h"
 
-#define SLOW_NS      1000000000LL /* PCIe and NVLink rates: counters read every second */
-#define RESCAN_NS    1000000000LL /* what changes seldom: the tree's members, its busiest
-				      thread, its bytes read, the machine's CPU */
+#define SLOW_NS 1000000000LL /* PCIe and NVLink rates: counters read every second */
+/* what changes seldom: the tree's members, its busiest thread, its bytes read, the machine's
+ * CPU */
+#define RESCAN_NS    1000000000LL
 #define FIND_WAIT_NS 3000000000LL /* the user's GPU processes: NVML's first lists */
 #define MAPS_MAX     (64u << 20)
 
@@ -44,16 +49,16 @@ struct seen_set {
 
 /* What the previous ticks read. Monotonic times are 0 when never. */
 struct host_prev {
-	struct seen_set procs;	       /* the tree's members at the last tick */
-	int64_t t_ns;		       /* the last tick */
-	int64_t tree_ns;	       /* the tree's members last listed */
-	bool member_gone;	       /* one ended since: list them again */
-	struct seen_set threads;       /* every thread of the main process at threads_ns */
+	struct seen_set procs;   /* the tree's members at the last tick */
+	int64_t t_ns;            /* the last tick */
+	int64_t tree_ns;         /* the tree's members last listed */
+	bool member_gone;        /* one ended since: list them again */
+	struct seen_set threads; /* every thread of the main process at threads_ns */
 	int64_t threads_ns;
-	struct seen follow;	       /* the busiest thread, read at follow_ns */
+	struct seen follow; /* the busiest thread, read at follow_ns */
 	int64_t follow_ns;
 	bool following;
-	struct seen_set io;	       /* the members' bytes read at io_ns */
+	struct seen_set io; /* the members' bytes read at io_ns */
 	int64_t io_ns;
 	struct num read_bytes_s;       /* over the second before io_ns */
 	int64_t psi_cpu_us, psi_io_us; /* -1 unreadable */
@@ -61,7 +66,7 @@ struct host_prev {
 	uint64_t stat_busy, stat_total; /* /proc/stat at stat_ns, clock ticks */
 	bool stat_ok;
 	int64_t stat_ns;
-	struct num host_busy_pct;      /* over the second before stat_ns */
+	struct num host_busy_pct; /* over the second before stat_ns */
 };
 
 struct sampler {
@@ -79,8 +84,8 @@ struct sampler {
 	int cg_version;        /* 2, 1, 0 unknown */
 	struct host_prev prev;
 	long hz;
-	int64_t t0_ns;		       /* monotonic time of the first tick, 0 before */
-	bool util_asked[ADV_MAX_GPUS]; /* NVML's utilisation samples asked for (job's GPUs) */
+	int64_t t0_ns;                       /* monotonic time of the first tick, 0 before */
+	bool util_asked[ADV_MAX_GPUS];       /* NVML's utilisation samples asked for (job's GPUs) */
 	uint64_t util_seen_us[ADV_MAX_GPUS]; /* the newest of them taken */
 };
 
@@ -93,8 +98,8 @@ struct part_mark {
 
 const char *adv_part_name(int part)
 {
-	static const char *const names[ADV_PART_N] = {"tree",	"procs", "threads", "pressure",
-						      "cgroup", "stat",	 "gpu"};
+	static const char *const names[ADV_PART_N] = {"tree",   "procs", "threads", "pressure",
+						      "cgroup", "stat",  "gpu"};
 
 	return part >= 0 && part < ADV_PART_N ? names[part] : "?";
 }
@@ -410,7 +415,8 @@ static double threads_scan(struct sampler *sm, int64_t now)
 			struct seen x, *was;
 
 			if (!str_all_digits(names[i]) ||
-			    thread_stat(sm->tl->pid, (unsigned)strtoul(names[i], NULL, 10), &x) != 0)
+			    thread_stat(sm->tl->pid, (unsigned)strtoul(names[i], NULL, 10), &x) !=
+				0)
 				continue;
 			seen_put(&all, &x);
 			was = seen_find(&pv->threads, x.pid, x.start_ticks);
@@ -519,8 +525,8 @@ static void machine_cpu(struct sampler *sm, int64_t now)
 		return;
 	}
 	if (pv->stat_ok && stotal > pv->stat_total && sbusy >= pv->stat_busy && sm->tl->ncpus > 0)
-		set_pct(&pv->host_busy_pct, (double)(sbusy - pv->stat_busy) * 100.0 * sm->tl->ncpus /
-						(double)(stotal - pv->stat_total));
+		set_pct(&pv->host_busy_pct, (double)(sbusy - pv->stat_busy) * 100.0 *
+						sm->tl->ncpus / (double)(stotal - pv->stat_total));
 	pv->stat_busy = sbusy;
 	pv->stat_total = stotal;
 	pv->stat_ok = true;

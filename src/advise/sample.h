@@ -21,13 +21,13 @@
 
 /* The parts of a tick whose cost the sampler accounts (struct adv_sample_cost). */
 enum adv_part {
-	ADV_PART_TREE,	   /* the job's process tree: who its members are */
-	ADV_PART_PROCS,	   /* each member's /proc/PID/stat and io */
+	ADV_PART_TREE,     /* the job's process tree: who its members are */
+	ADV_PART_PROCS,    /* each member's /proc/PID/stat and io */
 	ADV_PART_THREADS,  /* the main process's busiest thread */
 	ADV_PART_PRESSURE, /* /proc/pressure/cpu and io */
 	ADV_PART_CGROUP,   /* the job cgroup's throttled time */
-	ADV_PART_STAT,	   /* /proc/stat: the machine's CPU */
-	ADV_PART_GPU,	   /* the collector's snapshot into the tick (and NVML's samples) */
+	ADV_PART_STAT,     /* /proc/stat: the machine's CPU */
+	ADV_PART_GPU,      /* the collector's snapshot into the tick (and NVML's samples) */
 	ADV_PART_N
 };
 
@@ -38,11 +38,11 @@ enum adv_part {
 struct adv_sample_cost {
 	uint64_t ticks;
 	int64_t part_ns[ADV_PART_N];
-	uint64_t part_ops[ADV_PART_N];	/* host.h operations (host_ops) */
-	int64_t collector_cpu_ns;	/* the fast tier: NVML, GPM, process table */
-	int64_t collector_host_cpu_ns;	/* of which its /proc reads for the process table */
-	uint64_t collector_host_ops;	/* those reads: host.h operations */
-	int64_t collector_nvml_cpu_ns;	/* of which NVML's fields, process lists and GPM */
+	uint64_t part_ops[ADV_PART_N]; /* host.h operations (host_ops) */
+	int64_t collector_cpu_ns;      /* the fast tier: NVML, GPM, process table */
+	int64_t collector_host_cpu_ns; /* of which its /proc reads for the process table */
+	uint64_t collector_host_ops;   /* those reads: host.h operations */
+	int64_t collector_nvml_cpu_ns; /* of which NVML's fields, process lists and GPM */
 	uint64_t collector_ticks;
 };
 

@@ -304,9 +304,9 @@ void fast_loop(void *arg)
 		/* a tick costs the workers' sampling and everything the ticker did since its
 		 * previous reading: this tick's gathering, the last publication and the wake-up */
 		cpu_now = thread_cpu_ns();
-		publish_fast(j, t0, cpu_parts, cpu_now - mark + cpu_parts[0] + cpu_parts[1] +
-						       cpu_parts[2],
-			     sampled, ops);
+		publish_fast(j, t0, cpu_parts,
+			     cpu_now - mark + cpu_parts[0] + cpu_parts[1] + cpu_parts[2], sampled,
+			     ops);
 		mark = cpu_now;
 		next += c->o.fast_ns;
 		if (next < now_ns())

@@ -629,7 +629,8 @@ void probe_util_samples(struct probe *p, const struct gpu *g, uint64_t last_seen
 	rc = NV_ARGS(p, gi, "nvmlDeviceGetSamples", 1, NVML_GPU_UTILIZATION_SAMPLES, 0,
 		     DeviceGetSamples, h, NVML_GPU_UTILIZATION_SAMPLES, last_seen_us, &type, &count,
 		     NULL);
-	for (tries = 0; (rc == NVML_ERROR_INSUFFICIENT_SIZE || (rc == NVML_SUCCESS && !buf && count));
+	for (tries = 0;
+	     (rc == NVML_ERROR_INSUFFICIENT_SIZE || (rc == NVML_SUCCESS && !buf && count));
 	     tries++) {
 		if (tries == 4 || count > PROC_COUNT_MAX) {
 			rc = NVML_ERROR_UNKNOWN; /* it keeps growing, or is absurd: not this tick */

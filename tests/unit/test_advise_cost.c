@@ -212,7 +212,8 @@ static void print_cost(void)
 	printf("# collector fast tier: %.1f us CPU/tick (host %.1f, NVML %.1f)\n",
 	       cost.collector_cpu_ns / 1e3 / (cost.collector_ticks ? cost.collector_ticks : 1),
 	       cost.collector_host_cpu_ns / 1e3 / (cost.collector_ticks ? cost.collector_ticks : 1),
-	       cost.collector_nvml_cpu_ns / 1e3 / (cost.collector_ticks ? cost.collector_ticks : 1));
+	       cost.collector_nvml_cpu_ns / 1e3 /
+		   (cost.collector_ticks ? cost.collector_ticks : 1));
 	printf("# advise, whole process: %.1f us CPU/tick, %.2f %% of one core\n",
 	       tl.self_cpu_ns / 1e3 / n,
 	       tl.self_wall_ns ? tl.self_cpu_ns * 100.0 / (double)tl.self_wall_ns : 0);
