@@ -2,11 +2,15 @@
  * sample.c: the sampler of `gpuvet advise` (sample.h). The GPU side comes from the collector
  * (gpu/collector.c), opened with its fast tier at advise's tick: its per-GPU workers already
  * read utilisation, memory, power, clocks, clock-event reasons, GPM and the process list at a
- * few tens of microseconds per GPU, so advise adds no NVML reads of its own. The host side of
- * the job is read here, once per tick, through host.h: /proc/PID/stat of each process of the
- * job's tree and of each thread of the main process, /proc/PID/io, /proc/pressure, the job's
- * cgroup and /proc/stat. CPU shares come from differences between two ticks, so the first tick
- * has none (its readings stay "not read", never 0).
+ * few tens of microseconds per GPU, and NVML's own utilisation samples of the job's GPUs
+ * (collector_want_util). The host side of the job is read here through host.h: per tick,
+ * /proc/PID/stat of each process of the job's tree and of the main process's busiest thread,
+ * /proc/pressure and the job's cgroup; once a second (RESCAN_NS), what changes seldom or costs
+ * more: the tree's members, which thread is the busiest (all of them read), /proc/PID/io and
+ * /proc/stat. On a live job every host read is a hand-over to a hostio worker, tens of us:
+ * their number is the cost (tests/unit/test_advise_cost.c counts them). CPU shares come from
+ * differences between two ticks, so the first tick has none (its readings stay "not read",
+ * never 0).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,7 +26,10 @@
 #include "../util/util.h"
 #include "sample.h"
 
-#define SLOW_NS      1000000000LL /* PCIe and NVLink rates: counters read every second */
+#define SLOW_NS 1000000000LL /* PCIe and NVLink rates: counters read every second */
+/* what changes seldom: the tree's members, its busiest thread, its bytes read, the machine's
+ * CPU */
+#define RESCAN_NS    1000000000LL
 #define FIND_WAIT_NS 3000000000LL /* the user's GPU processes: NVML's first lists */
 #define MAPS_MAX     (64u << 20)
 
@@ -40,13 +47,26 @@ struct seen_set {
 	size_t n, cap;
 };
 
+/* What the previous ticks read. Monotonic times are 0 when never. */
 struct host_prev {
-	struct seen_set procs, threads;
-	int64_t t_ns;                  /* 0: no previous tick */
+	struct seen_set procs;   /* the tree's members at the last tick */
+	int64_t t_ns;            /* the last tick */
+	int64_t tree_ns;         /* the tree's members last listed */
+	bool member_gone;        /* one ended since: list them again */
+	struct seen_set threads; /* every thread of the main process at threads_ns */
+	int64_t threads_ns;
+	struct seen follow; /* the busiest thread, read at follow_ns */
+	int64_t follow_ns;
+	bool following;
+	struct seen_set io; /* the members' bytes read at io_ns */
+	int64_t io_ns;
+	struct num read_bytes_s;       /* over the second before io_ns */
 	int64_t psi_cpu_us, psi_io_us; /* -1 unreadable */
 	int64_t cg_throttled_us;
-	uint64_t stat_busy, stat_total; /* /proc/stat, clock ticks */
+	uint64_t stat_busy, stat_total; /* /proc/stat at stat_ns, clock ticks */
 	bool stat_ok;
+	int64_t stat_ns;
+	struct num host_busy_pct; /* over the second before stat_ns */
 };
 
 struct sampler {
@@ -64,7 +84,45 @@ struct sampler {
 	int cg_version;        /* 2, 1, 0 unknown */
 	struct host_prev prev;
 	long hz;
+	int64_t t0_ns;                       /* monotonic time of the first tick, 0 before */
+	bool util_asked[ADV_MAX_GPUS];       /* NVML's utilisation samples asked for (job's GPUs) */
+	uint64_t util_seen_us[ADV_MAX_GPUS]; /* the newest of them taken */
 };
+
+/* ---- cost accounting (struct adv_sample_cost) --------------------------------------------- */
+
+struct part_mark {
+	int64_t t_ns;
+	uint64_t ops;
+};
+
+const char *adv_part_name(int part)
+{
+	static const char *const names[ADV_PART_N] = {"tree",   "procs", "threads", "pressure",
+						      "cgroup", "stat",  "gpu"};
+
+	return part >= 0 && part < ADV_PART_N ? names[part] : "?";
+}
+
+static void part_start(struct part_mark *m)
+{
+	m->t_ns = now_ns();
+	m->ops = host_ops();
+}
+
+/* Adds the time and host operations since part_start to part, and starts the next part. */
+static void part_end(const struct sampler *sm, int part, struct part_mark *m)
+{
+	struct adv_sample_cost *c = sm->o->cost;
+	struct part_mark now;
+
+	part_start(&now);
+	if (c) {
+		c->part_ns[part] += now.t_ns - m->t_ns;
+		c->part_ops[part] += now.ops - m->ops;
+	}
+	*m = now;
+}
 
 /* ---- small readers ------------------------------------------------------------------------ */
 
@@ -92,7 +150,8 @@ int64_t adv_pcie_peak_bytes_s(int gen, int width)
 	return (int64_t)(lane_bytes_s[gen] * width * 0.8);
 }
 
-static int64_t cpu_ns(clockid_t id)
+/* A clock's time in ns. */
+static int64_t clock_ns(clockid_t id)
 {
 	struct timespec ts;
 
@@ -312,74 +371,205 @@ static void set_pct(struct num *n, double pct)
 
 /* ---- one tick of the host side ------------------------------------------------------------ */
 
-/* The busiest thread of the main process, in % of one core since the last tick; -1 none. */
-static double busiest_thread(struct sampler *sm, struct seen_set *now, double dt_s)
+/* ticks of CPU over dt_s seconds, in % of one core */
+static double ticks_pct(const struct sampler *sm, uint64_t ticks, double dt_s)
 {
+	return (double)ticks * 100.0 / (double)sm->hz / dt_s;
+}
+
+/* One thread of the main process: 0 with its CPU ticks in *x, -1 when it is gone. */
+static int thread_stat(unsigned pid, unsigned tid, struct seen *x)
+{
+	char path[96], *text;
+	struct proc_stat ps;
+	int rc = -1;
+
+	str_fmt(path, sizeof(path), "/proc/%u/task/%u/stat", pid, tid);
+	text = host_read(path, 4096, NULL, NULL);
+	if (text && proctree_parse_stat(text, &ps) == 0) {
+		x->pid = tid;
+		x->start_ticks = ps.start_ticks;
+		x->cpu_ticks = ps.utime + ps.stime;
+		x->read_bytes = -1;
+		rc = 0;
+	}
+	free(text);
+	return rc;
+}
+
+/* Every thread of the main process, read once a second: the one that burnt the most CPU since
+ * the previous scan becomes the one followed tick by tick. Returns its share (% of one core)
+ * over that time, -1 when there was no previous scan. */
+static double threads_scan(struct sampler *sm, int64_t now)
+{
+	struct host_prev *pv = &sm->prev;
+	struct seen_set all = {0};
+	double dt_s = pv->threads_ns ? (double)(now - pv->threads_ns) / 1e9 : 0, best = -1;
 	char path[64], **names = NULL;
-	size_t n = 0, i;
-	double best = -1;
+	size_t n = 0, i, pick = 0;
 
+	pv->following = false;
 	str_fmt(path, sizeof(path), "/proc/%u/task", sm->tl->pid);
-	if (host_list(path, &names, &n) != 0)
-		return -1;
-	for (i = 0; i < n; i++) {
-		char tpath[96];
-		struct proc_stat ps;
-		struct seen x, *was;
-		char *text;
+	if (host_list(path, &names, &n) == 0) {
+		for (i = 0; i < n; i++) {
+			struct seen x, *was;
 
-		if (!str_all_digits(names[i]))
-			continue;
-		str_fmt(tpath, sizeof(tpath), "/proc/%u/task/%s/stat", sm->tl->pid, names[i]);
-		text = host_read(tpath, 4096, NULL, NULL);
-		if (!text)
-			continue;
-		if (proctree_parse_stat(text, &ps) == 0) {
-			x.pid = (unsigned)strtoul(names[i], NULL, 10);
-			x.start_ticks = ps.start_ticks;
-			x.cpu_ticks = ps.utime + ps.stime;
-			x.read_bytes = -1;
-			seen_put(now, &x);
-			was = seen_find(&sm->prev.threads, x.pid, x.start_ticks);
-			if (was && dt_s > 0) {
-				double pct = (double)(x.cpu_ticks - was->cpu_ticks) * 100.0 /
-					     (double)sm->hz / dt_s;
+			if (!str_all_digits(names[i]) ||
+			    thread_stat(sm->tl->pid, (unsigned)strtoul(names[i], NULL, 10), &x) !=
+				0)
+				continue;
+			seen_put(&all, &x);
+			was = seen_find(&pv->threads, x.pid, x.start_ticks);
+			if (was && dt_s > 0 && x.cpu_ticks >= was->cpu_ticks) {
+				double pct = ticks_pct(sm, x.cpu_ticks - was->cpu_ticks, dt_s);
 
-				if (pct > best)
+				if (pct > best) {
 					best = pct;
+					pick = all.n - 1;
+				}
 			}
 		}
-		free(text);
+		host_list_free(names, n);
 	}
-	host_list_free(names, n);
+	if (best >= 0) {
+		pv->follow = all.v[pick];
+		pv->follow_ns = now;
+		pv->following = true;
+	}
+	free(pv->threads.v);
+	pv->threads = all;
+	pv->threads_ns = now;
 	return best;
+}
+
+/* The main process's busiest thread, in % of one core over the tick; -1 none. Only the thread
+ * followed is read each tick: which thread is the busiest changes seldom (a training loop's
+ * main thread), and reading all of them was most of advise's cost (a PyTorch process has
+ * 60-100 threads). They are all read again every second, or when the one followed ends. */
+static double busiest_thread(struct sampler *sm, int64_t now)
+{
+	struct host_prev *pv = &sm->prev;
+	double pct = -1, best;
+	struct seen x;
+	bool scan = !pv->following || now - pv->threads_ns >= RESCAN_NS;
+
+	if (pv->following) {
+		if (thread_stat(sm->tl->pid, pv->follow.pid, &x) == 0 &&
+		    x.start_ticks == pv->follow.start_ticks) {
+			if (now > pv->follow_ns && x.cpu_ticks >= pv->follow.cpu_ticks)
+				pct = ticks_pct(sm, x.cpu_ticks - pv->follow.cpu_ticks,
+						(double)(now - pv->follow_ns) / 1e9);
+			pv->follow = x;
+			pv->follow_ns = now;
+		} else {
+			scan = true;
+		}
+	}
+	if (scan) {
+		best = threads_scan(sm, now);
+		/* the tick's figure stays the followed thread's; without one (the first scans, or
+		 * it ended), the busiest one's over the time since the previous scan */
+		if (pct < 0)
+			pct = best;
+	}
+	return pct;
+}
+
+/* The bytes the tree read (/proc/PID/io), once a second: a rate over that second, kept in
+ * pv->read_bytes_s for the ticks until the next reading. */
+static void tree_io(struct sampler *sm, const struct seen_set *procs, int64_t now)
+{
+	struct host_prev *pv = &sm->prev;
+	struct seen_set io = {0};
+	double dt_s = pv->io_ns ? (double)(now - pv->io_ns) / 1e9 : 0;
+	int64_t total = 0, before = 0;
+	bool known = dt_s > 0;
+	size_t i;
+
+	for (i = 0; i < procs->n; i++) {
+		struct seen x = procs->v[i], *was;
+
+		x.read_bytes = proc_read_bytes(x.pid);
+		seen_put(&io, &x);
+		was = seen_find(&pv->io, x.pid, x.start_ticks);
+		if (!was) {
+			/* new since the last reading: its bytes count from its start */
+			if (x.read_bytes >= 0)
+				total += x.read_bytes;
+		} else if (x.read_bytes >= 0 && was->read_bytes >= 0) {
+			total += x.read_bytes;
+			before += was->read_bytes;
+		} else {
+			known = false;
+		}
+	}
+	pv->read_bytes_s.st = VAL_NA;
+	if (known && io.n && total >= before)
+		num_set(&pv->read_bytes_s, (int64_t)((double)(total - before) / dt_s));
+	free(pv->io.v);
+	pv->io = io;
+	pv->io_ns = now;
+}
+
+/* The machine's CPU (/proc/stat), once a second, kept in pv->host_busy_pct: on a machine with
+ * many CPUs the file is tens of kilobytes (a line per CPU, every interrupt's count). */
+static void machine_cpu(struct sampler *sm, int64_t now)
+{
+	struct host_prev *pv = &sm->prev;
+	uint64_t sbusy, stotal;
+
+	pv->host_busy_pct.st = VAL_NA;
+	pv->stat_ns = now;
+	if (read_proc_stat(&sbusy, &stotal, NULL) != 0) {
+		pv->stat_ok = false;
+		return;
+	}
+	if (pv->stat_ok && stotal > pv->stat_total && sbusy >= pv->stat_busy && sm->tl->ncpus > 0)
+		set_pct(&pv->host_busy_pct, (double)(sbusy - pv->stat_busy) * 100.0 *
+						sm->tl->ncpus / (double)(stotal - pv->stat_total));
+	pv->stat_busy = sbusy;
+	pv->stat_total = stotal;
+	pv->stat_ok = true;
 }
 
 static void host_tick(struct sampler *sm, struct adv_tick *t, int64_t now)
 {
 	struct host_prev *pv = &sm->prev;
-	struct seen_set procs = {0}, threads = {0};
+	struct seen_set procs = {0};
 	double dt_s = pv->t_ns ? (double)(now - pv->t_ns) / 1e9 : 0;
 	double tree = 0, main_pct = -1, workers_pct = 0, thread_pct;
-	int64_t read_total = 0, read_prev = 0, v;
+	int64_t v;
 	unsigned workers = 0, busy = 0, blocked = 0;
-	bool cpu_known = dt_s > 0, io_known = dt_s > 0, main_alive = false;
-	uint64_t sbusy, stotal;
+	bool cpu_known = dt_s > 0, main_alive = false;
 	size_t i;
+	struct part_mark pm;
 
-	tree_refresh(sm);
+	part_start(&pm);
+	/* the tree's members change seldom (workers start with an epoch): listed every second,
+	 * or at once when one of them ended; listing means reading the children file of every
+	 * thread of every member */
+	if (!pv->tree_ns || pv->member_gone || now - pv->tree_ns >= RESCAN_NS) {
+		tree_refresh(sm);
+		pv->tree_ns = now;
+		pv->member_gone = false;
+	}
+	part_end(sm, ADV_PART_TREE, &pm);
 	for (i = 0; i < sm->ntree; i++) {
 		struct proc_stat ps;
 		struct seen x, *was;
 		bool is_main = sm->tree[i] == sm->tl->pid;
 		double pct;
 
-		if (proctree_read_stat(sm->tree[i], &ps) != 0 || ps.state == 'Z' || ps.state == 'X')
+		if (proctree_read_stat(sm->tree[i], &ps) != 0) {
+			pv->member_gone = true;
+			continue;
+		}
+		if (ps.state == 'Z' || ps.state == 'X')
 			continue;
 		x.pid = ps.pid;
 		x.start_ticks = ps.start_ticks;
 		x.cpu_ticks = ps.utime + ps.stime;
-		x.read_bytes = proc_read_bytes(ps.pid);
+		x.read_bytes = -1;
 		seen_put(&procs, &x);
 		if (is_main)
 			main_alive = true;
@@ -390,28 +580,19 @@ static void host_tick(struct sampler *sm, struct adv_tick *t, int64_t now)
 		blocked += ps.state == 'D';
 		was = seen_find(&pv->procs, x.pid, x.start_ticks);
 		if (!was) {
-			/* new since the last tick: its CPU before now is not this tick's; its
-			 * bytes read count from its start */
-			if (x.read_bytes >= 0)
-				read_total += x.read_bytes;
+			/* new since the last tick: its CPU before now is not this tick's */
 			if (is_main)
 				cpu_known = false;
 			continue;
 		}
 		if (dt_s <= 0)
 			continue;
-		pct = (double)(x.cpu_ticks - was->cpu_ticks) * 100.0 / (double)sm->hz / dt_s;
+		pct = ticks_pct(sm, x.cpu_ticks - was->cpu_ticks, dt_s);
 		tree += pct;
 		if (is_main)
 			main_pct = pct;
 		else
 			workers_pct += pct;
-		if (x.read_bytes >= 0 && was->read_bytes >= 0) {
-			read_total += x.read_bytes;
-			read_prev += was->read_bytes;
-		} else {
-			io_known = false;
-		}
 	}
 	if (!main_alive)
 		sm->tl->ended = true;
@@ -426,11 +607,15 @@ static void host_tick(struct sampler *sm, struct adv_tick *t, int64_t now)
 		if (main_pct >= 0)
 			set_pct(&t->h.main_cpu_pct, main_pct);
 	}
-	if (io_known && procs.n && read_total >= read_prev)
-		num_set(&t->h.read_bytes_s, (int64_t)((double)(read_total - read_prev) / dt_s));
-	thread_pct = main_alive ? busiest_thread(sm, &threads, dt_s) : -1;
+	if (!pv->io_ns || now - pv->io_ns >= RESCAN_NS)
+		tree_io(sm, &procs, now);
+	if (procs.n && num_ok(&pv->read_bytes_s))
+		t->h.read_bytes_s = pv->read_bytes_s;
+	part_end(sm, ADV_PART_PROCS, &pm);
+	thread_pct = main_alive ? busiest_thread(sm, now) : -1;
 	if (thread_pct >= 0)
 		set_pct(&t->h.main_thread_max_pct, thread_pct);
+	part_end(sm, ADV_PART_THREADS, &pm);
 
 	v = psi_some_total_us("/proc/pressure/cpu");
 	if (v >= 0 && pv->psi_cpu_us >= 0 && dt_s > 0 && v >= pv->psi_cpu_us)
@@ -440,27 +625,20 @@ static void host_tick(struct sampler *sm, struct adv_tick *t, int64_t now)
 	if (v >= 0 && pv->psi_io_us >= 0 && dt_s > 0 && v >= pv->psi_io_us)
 		set_pct(&t->h.io_pressure_pct, (double)(v - pv->psi_io_us) / 1e4 / dt_s);
 	pv->psi_io_us = v;
+	part_end(sm, ADV_PART_PRESSURE, &pm);
 	v = cg_throttled_us(sm);
 	if (v >= 0 && pv->cg_throttled_us >= 0 && dt_s > 0 && v >= pv->cg_throttled_us)
 		set_pct(&t->h.cg_throttled_pct, (double)(v - pv->cg_throttled_us) / 1e4 / dt_s);
 	pv->cg_throttled_us = v;
-	if (read_proc_stat(&sbusy, &stotal, NULL) == 0) {
-		if (pv->stat_ok && stotal > pv->stat_total && sbusy >= pv->stat_busy &&
-		    sm->tl->ncpus > 0)
-			set_pct(&t->h.host_busy_pct, (double)(sbusy - pv->stat_busy) * 100.0 *
-							 sm->tl->ncpus /
-							 (double)(stotal - pv->stat_total));
-		pv->stat_busy = sbusy;
-		pv->stat_total = stotal;
-		pv->stat_ok = true;
-	} else {
-		pv->stat_ok = false;
-	}
+	part_end(sm, ADV_PART_CGROUP, &pm);
+	if (!pv->stat_ns || now - pv->stat_ns >= RESCAN_NS)
+		machine_cpu(sm, now);
+	if (num_ok(&pv->host_busy_pct))
+		t->h.host_busy_pct = pv->host_busy_pct;
+	part_end(sm, ADV_PART_STAT, &pm);
 
 	free(pv->procs.v);
-	free(pv->threads.v);
 	pv->procs = procs;
-	pv->threads = threads;
 	pv->t_ns = now;
 }
 
@@ -504,6 +682,59 @@ static void note_pid(struct adv_timeline *tl, unsigned pid)
 		tl->pids[tl->npids++] = pid;
 }
 
+/* NVML's own utilisation samples of the job's GPUs: one call per tick and GPU in the
+ * collector, so only for the GPUs the job holds. */
+static void want_util(struct sampler *sm, int k)
+{
+	if (sm->util_asked[k])
+		return;
+	sm->util_asked[k] = true;
+	collector_want_util(sm->c, sm->s.gpus[sm->map[k]].g.index, true);
+}
+
+/* The samples newer than those taken, on the timeline's clock: NVML stamps them with the
+ * wall clock, the ticks count on the monotonic one from the first tick. Samples from before
+ * the first tick (the driver's whole ring, at the first call) are left out. */
+static void util_samples(struct sampler *sm)
+{
+	const struct mon_snapshot *s = &sm->s;
+	/* the two clocks read back to back (the snapshot's wall time is its publication's, a
+	 * tick's work later than its monotonic time) */
+	int64_t mono_minus_wall_ns = clock_ns(CLOCK_MONOTONIC) - clock_ns(CLOCK_REALTIME);
+	int k;
+	unsigned i;
+
+	for (k = 0; k < sm->tl->ngpus; k++) {
+		const struct mon_util_samples *u = &s->gpus[sm->map[k]].util;
+
+		if (!sm->util_asked[k])
+			continue;
+		for (i = 0; i < u->n; i++) {
+			int64_t t;
+
+			if (u->v[i].ts_us <= sm->util_seen_us[k])
+				continue;
+			sm->util_seen_us[k] = u->v[i].ts_us;
+			t = (int64_t)u->v[i].ts_us * 1000 + mono_minus_wall_ns - sm->t0_ns;
+			if (t >= 0)
+				adv_util_add(sm->tl, t, k, u->v[i].pct);
+		}
+	}
+}
+
+/* Before the first tick: the utilisation samples of the GPUs the job holds already (later
+ * ones are asked for when gpu_tick sees them). */
+static void ask_util(struct sampler *sm)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < sm->s.nprocs; i++)
+		for (k = 0; k < sm->tl->ngpus && proc_of_job(sm, &sm->s.procs[i]); k++)
+			if (sm->s.gpus[sm->map[k]].g.index == sm->s.procs[i].gpu)
+				want_util(sm, k);
+}
+
 static void gpu_tick(struct sampler *sm, struct adv_tick *t)
 {
 	const struct mon_snapshot *s = &sm->s;
@@ -545,6 +776,7 @@ static void gpu_tick(struct sampler *sm, struct adv_tick *t)
 				continue;
 			any[k] = true;
 			sm->tl->gpus[k].job_holds = true;
+			want_util(sm, k);
 			note_pid(sm->tl, p->mapped ? p->host.pid : p->nvml_pid);
 			if (p->gpu_mem_bytes >= 0)
 				mem[k] += p->gpu_mem_bytes;
@@ -745,6 +977,7 @@ int adv_sample(const struct adv_sample_opts *o, struct adv_timeline *tl, struct 
 	struct sampler sm;
 	struct mon_opts mo;
 	int64_t t0 = 0, end, cpu0, wall0;
+	struct mon_cost mc0;
 	uint64_t seq;
 	int rc = -1;
 
@@ -754,6 +987,7 @@ int adv_sample(const struct adv_sample_opts *o, struct adv_timeline *tl, struct 
 	sm.tl = tl;
 	sm.hz = proctree_hz();
 	sm.prev.psi_cpu_us = sm.prev.psi_io_us = sm.prev.cg_throttled_us = -1;
+	sm.prev.read_bytes_s.st = sm.prev.host_busy_pct.st = VAL_NA;
 	tl->tick_ns = o->tick_ns > 0 ? o->tick_ns : ADV_TICK_DEFAULT_NS;
 	tl->cg_quota_cores.st = VAL_NA;
 
@@ -761,6 +995,9 @@ int adv_sample(const struct adv_sample_opts *o, struct adv_timeline *tl, struct 
 	mo.fast_ns = tl->tick_ns;
 	mo.slow_ns = SLOW_NS;
 	mo.procs = true;
+	/* advise asks the process table only who the job's GPU processes are; it reads the job's
+	 * own tree itself */
+	mo.host_ns = RESCAN_NS;
 	mo.gpm = true;
 	mo.ids = o->ids;
 	if (collector_open(&sm.c, &mo, e) != 0)
@@ -769,14 +1006,19 @@ int adv_sample(const struct adv_sample_opts *o, struct adv_timeline *tl, struct 
 		goto out;
 	gpu_facts(&sm);
 	job_facts(&sm);
+	ask_util(&sm);
 
 	/* the cost counts from here: what advise takes from the machine while the job runs */
-	cpu0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
+	if (o->cost)
+		memset(o->cost, 0, sizeof(*o->cost));
+	mc0 = sm.s.cost;
+	cpu0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	wall0 = now_ns();
 	end = wall0 + o->duration_ns;
 	seq = sm.s.seq;
 	while (now_ns() < end && !tl->ended) {
 		struct adv_tick *t;
+		struct part_mark pm;
 		uint64_t got = collector_wait(sm.c, seq, (int)(tl->tick_ns * 3 / 1000000));
 		int64_t now = now_ns();
 
@@ -787,19 +1029,36 @@ int adv_sample(const struct adv_sample_opts *o, struct adv_timeline *tl, struct 
 			continue;
 		}
 		seq = got;
+		part_start(&pm);
 		collector_copy(sm.c, &sm.s);
 		if (sm.s.stalled)
 			break;
 		if (!t0)
-			t0 = sm.s.t_ns;
+			t0 = sm.t0_ns = sm.s.t_ns;
 		t = adv_tick_add(tl, sm.s.t_ns - t0);
+		part_end(&sm, ADV_PART_GPU, &pm);
 		host_tick(&sm, t, now);
+		part_start(&pm);
 		gpu_tick(&sm, t);
+		util_samples(&sm);
+		part_end(&sm, ADV_PART_GPU, &pm);
+		if (o->cost)
+			o->cost->ticks++;
 		if (o->progress && !o->progress(o->arg, tl, end - now_ns()))
 			break;
 	}
-	tl->self_cpu_ns = cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
+	tl->self_cpu_ns = clock_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
 	tl->self_wall_ns = now_ns() - wall0;
+	if (o->cost) {
+		o->cost->collector_ticks = sm.s.cost.fast_ticks - mc0.fast_ticks;
+		o->cost->collector_cpu_ns = sm.s.cost.fast_cpu_ns - mc0.fast_cpu_ns;
+		o->cost->collector_host_cpu_ns = sm.s.cost.host_cpu_ns - mc0.host_cpu_ns;
+		o->cost->collector_host_ops = sm.s.cost.host_ops - mc0.host_ops;
+		o->cost->collector_nvml_cpu_ns =
+		    (sm.s.cost.fast_nvml_cpu_ns - mc0.fast_nvml_cpu_ns) +
+		    (sm.s.cost.procs_nvml_cpu_ns - mc0.procs_nvml_cpu_ns) +
+		    (sm.s.cost.gpm_cpu_ns - mc0.gpm_cpu_ns);
+	}
 	rc = 0;
 out:
 	collector_close(sm.c);
@@ -807,6 +1066,7 @@ out:
 	free(sm.tree);
 	free(sm.prev.procs.v);
 	free(sm.prev.threads.v);
+	free(sm.prev.io.v);
 	if (rc != 0)
 		adv_timeline_free(tl);
 	return rc;

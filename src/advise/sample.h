@@ -19,6 +19,36 @@
 
 #define ADV_TICK_DEFAULT_NS 100000000LL
 
+/* The parts of a tick whose cost the sampler accounts (struct adv_sample_cost). */
+enum adv_part {
+	ADV_PART_TREE,     /* the job's process tree: who its members are */
+	ADV_PART_PROCS,    /* each member's /proc/PID/stat and io */
+	ADV_PART_THREADS,  /* the main process's busiest thread */
+	ADV_PART_PRESSURE, /* /proc/pressure/cpu and io */
+	ADV_PART_CGROUP,   /* the job cgroup's throttled time */
+	ADV_PART_STAT,     /* /proc/stat: the machine's CPU */
+	ADV_PART_GPU,      /* the collector's snapshot into the tick (and NVML's samples) */
+	ADV_PART_N
+};
+
+/* Where a sampling's time went, summed over its ticks (for the cost harness,
+ * tests/unit/test_advise_cost.c, and for tuning: the sampler's own parts are timed with the
+ * monotonic clock on its thread, which waits for host.h's reads; the collector's figures are
+ * its fast tier's thread CPU time over the same ticks). */
+struct adv_sample_cost {
+	uint64_t ticks;
+	int64_t part_ns[ADV_PART_N];
+	uint64_t part_ops[ADV_PART_N]; /* host.h operations (host_ops) */
+	int64_t collector_cpu_ns;      /* the fast tier: NVML, GPM, process table */
+	int64_t collector_host_cpu_ns; /* of which its /proc reads for the process table */
+	uint64_t collector_host_ops;   /* those reads: host.h operations */
+	int64_t collector_nvml_cpu_ns; /* of which NVML's fields, process lists and GPM */
+	uint64_t collector_ticks;
+};
+
+/* "tree", "procs", ... for a part; "?" out of range. */
+const char *adv_part_name(int part);
+
 struct adv_sample_opts {
 	const unsigned *pids; /* the job as named on the command line; npids 0: found */
 	size_t npids;
@@ -32,6 +62,7 @@ struct adv_sample_opts {
 	 * left; returning false stops sampling (Ctrl-C, the started command ended). May be NULL. */
 	bool (*progress)(void *arg, const struct adv_timeline *tl, int64_t left_ns);
 	void *arg;
+	struct adv_sample_cost *cost; /* filled (zeroed first) when not NULL */
 };
 
 /*

@@ -74,6 +74,12 @@ static void deadline_in(struct timespec *ts, int64_t ns_from_now)
 	ts->tv_nsec = t % 1000000000LL;
 }
 
+void collector_want_util(struct collector *c, unsigned gpu, bool on)
+{
+	if (gpu < c->sys.ngpus)
+		atomic_store(&c->want_util[gpu], on);
+}
+
 uint64_t collector_wait(struct collector *c, uint64_t seq, int timeout_ms)
 {
 	struct timespec ts;
@@ -134,6 +140,8 @@ static struct tier_job *job_new(struct collector *c, int kind, unsigned gpu)
 	j->last_seen_us = xcalloc(n, sizeof(*j->last_seen_us));
 	j->proc_util = xcalloc(n, sizeof(*j->proc_util));
 	j->gpm = xcalloc(n, sizeof(*j->gpm));
+	j->util = xcalloc(n, sizeof(*j->util));
+	j->util_seen_us = xcalloc(n, sizeof(*j->util_seen_us));
 	j->sunsup = xcalloc(n, sizeof(*j->sunsup));
 	j->prev_pcie_tx = xcalloc(n, sizeof(*j->prev_pcie_tx));
 	j->prev_pcie_rx = xcalloc(n, sizeof(*j->prev_pcie_rx));
@@ -157,6 +165,8 @@ static struct tier_job *job_new(struct collector *c, int kind, unsigned gpu)
 		j->work[gi].s.procs_len = 0;
 		j->unsup[gi] = mg->fast_unsupported;
 		j->proc_util[gi] = mg->proc_util;
+		j->util[gi] = mg->util;
+		j->util_seen_us[gi] = mg->util.n ? mg->util.v[mg->util.n - 1].ts_us : 0;
 		/* a GPU without a handle cannot be read at all */
 		j->skip[gi] = !mg->selected || mg->lost || c->dead[gi] ||
 			      (c->sys.gpus[gi].st.name.st == VAL_ERR &&
@@ -185,6 +195,8 @@ static void job_free(struct tier_job *j)
 	free(j->last_seen_us);
 	free(j->proc_util);
 	free(j->gpm);
+	free(j->util);
+	free(j->util_seen_us);
 	free(j->sunsup);
 	free(j->prev_pcie_tx);
 	free(j->prev_pcie_rx);
@@ -196,6 +208,7 @@ static void job_free(struct tier_job *j)
 	free(j->slow_out);
 	free(j->procs);
 	free(j->roots);
+	free(j->mapped);
 	proctree_free(j->tree);
 	free(j);
 }
@@ -392,6 +405,7 @@ int collector_open(struct collector **out, const struct mon_opts *o, struct err 
 	c->shared.gpus = xcalloc(c->sys.ngpus ? c->sys.ngpus : 1, sizeof(*c->shared.gpus));
 	c->slots = xcalloc(c->sys.ngpus ? c->sys.ngpus : 1, sizeof(*c->slots));
 	c->dead = xcalloc(c->sys.ngpus ? c->sys.ngpus : 1, sizeof(*c->dead));
+	c->want_util = xcalloc(c->sys.ngpus ? c->sys.ngpus : 1, sizeof(*c->want_util));
 	c->shared.pidns = c->pidns;
 	c->shared.fast_ns = c->o.fast_ns;
 	c->shared.slow_ns = c->o.slow_ns;
@@ -499,6 +513,7 @@ void collector_close(struct collector *c)
 	free(c->selected);
 	free(c->slots);
 	free(c->dead);
+	free(c->want_util);
 	mon_snapshot_free(&c->shared);
 	pthread_mutex_destroy(&c->lock);
 	pthread_cond_destroy(&c->cond);

@@ -41,6 +41,9 @@ struct mon_opts {
 	int64_t slow_ns;      /* tick of the slow tier; 0: 5 s; < 0: no slow tier */
 	unsigned fast_mask;   /* enum probe_fast groups to read; 0: all */
 	bool procs;	      /* process lists, per-process SM %, host details */
+	int64_t host_ns;      /* the processes' host details (user, command line, tree CPU):
+				 read at most this often, kept in between for the PIDs already
+				 seen (a new PID is read at once); 0: every tick */
 	bool gpm;	      /* GPM metrics where supported */
 	const char *ids;      /* only these GPUs, as gpu/select.h reads them; NULL: all */
 	int call_timeout_ms;  /* per vendor call; 0: the watchdog's default */
@@ -49,6 +52,20 @@ struct mon_opts {
 /* Slowdown counters of the health tier, in the order of struct mon_gpu.ce_busy_mpct. */
 enum { CE_BUSY_SW_POWER, CE_BUSY_SYNC_BOOST, CE_BUSY_SW_THERMAL, CE_BUSY_HW_THERMAL,
        CE_BUSY_HW_POWER_BRAKE, CE_BUSY_N };
+
+/* NVML's own utilisation samples of one GPU (nvmlDeviceGetSamples), finer than a tick where
+ * the driver keeps them: the newest MON_UTIL_SAMPLES, oldest first. A reader keeps those newer
+ * than the last it saw, so a tick it missed loses none. */
+#define MON_UTIL_SAMPLES 64
+struct mon_util_samples {
+	struct num status; /* VAL_UNSET not asked (collector_want_util), VAL_OK read, VAL_NA
+			      not supported, VAL_ERR with the NVML code */
+	unsigned n;
+	struct {
+		uint64_t ts_us; /* CPU time stamp, microseconds since the epoch */
+		int pct;
+	} v[MON_UTIL_SAMPLES];
+};
 
 struct mon_gpu {
 	struct gpu g; /* static facts, the fast tier's sample and the health counters */
@@ -68,6 +85,7 @@ struct mon_gpu {
 
 	/* per-process utilisation: VAL_OK when the driver answers, VAL_NA unsupported or MIG */
 	struct num proc_util;
+	struct mon_util_samples util; /* when asked for (collector_want_util) */
 
 	/* state */
 	bool lost;	      /* answered "GPU is lost"; no longer sampled */
@@ -100,6 +118,7 @@ struct mon_cost {
 	int64_t procs_nvml_cpu_ns; /* process lists and utilisation samples */
 	int64_t gpm_cpu_ns;
 	int64_t host_cpu_ns;	   /* /proc reads for the process table */
+	uint64_t host_ops;	   /* of which host.h operations (host_ops) */
 	int64_t slow_cpu_ns;
 	int64_t last_fast_cpu_ns, last_fast_wall_ns; /* the latest tick */
 	int64_t last_slow_cpu_ns, last_slow_wall_ns;
@@ -138,6 +157,10 @@ uint64_t collector_copy(struct collector *c, struct mon_snapshot *out);
 /* Wait until a snapshot newer than seq is published or timeout_ms pass; returns the newest
  * seq. */
 uint64_t collector_wait(struct collector *c, uint64_t seq, int timeout_ms);
+/* Ask (on) or stop asking for the utilisation samples of the GPU at position gpu (its NVML
+ * index) from the next fast tick: one more NVML call per tick and GPU, so only for the GPUs a
+ * front end needs them for (advise: those its job holds). */
+void collector_want_util(struct collector *c, unsigned gpu, bool on);
 /* Stop the tiers (waiting at most about a second for a hung one) and end the session. */
 void collector_close(struct collector *c);
 void mon_snapshot_free(struct mon_snapshot *s);

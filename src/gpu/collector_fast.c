@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../host/host.h"
 #include "../util/util.h"
 #include "../vendor/nvml.h"
 #include "../vendor/watchdog.h"
@@ -108,7 +109,7 @@ static int64_t late_after_ns(const struct collector *c)
 }
 
 static void publish_fast(struct tier_job *j, int64_t t0, const int64_t *cpu_parts, int64_t cpu_all,
-			 unsigned sampled)
+			 unsigned sampled, uint64_t host_ops_n)
 {
 	struct collector *c = j->c;
 	struct mon_snapshot *sh = &c->shared;
@@ -144,6 +145,7 @@ static void publish_fast(struct tier_job *j, int64_t t0, const int64_t *cpu_part
 		mg->fast_t_ns = w->s.t_ns;
 		mg->fast_unsupported = j->unsup[gi];
 		mg->proc_util = j->proc_util[gi];
+		mg->util = j->util[gi];
 		memcpy(mg->gpm, j->gpm[gi], sizeof(mg->gpm));
 		if (w->s.lost && !mg->lost) {
 			mg->lost = true;
@@ -175,6 +177,7 @@ static void publish_fast(struct tier_job *j, int64_t t0, const int64_t *cpu_part
 	sh->cost.procs_nvml_cpu_ns += cpu_parts[1];
 	sh->cost.gpm_cpu_ns += cpu_parts[2];
 	sh->cost.host_cpu_ns += cpu_parts[3];
+	sh->cost.host_ops += host_ops_n;
 	sh->cost.fast_cpu_ns += cpu_all;
 	sh->cost.last_fast_cpu_ns = cpu_all;
 	sh->cost.last_fast_wall_ns = now_ns() - t0;
@@ -221,6 +224,7 @@ static unsigned gather(struct tier_job *j, uint64_t tick, int64_t *cpu)
 			copy_fast(&w->s, &sl->s);
 			j->unsup[gi] = sl->unsup;
 			j->proc_util[gi] = sl->proc_util;
+			j->util[gi] = sl->util;
 			memcpy(j->gpm[gi], sl->gpm, sizeof(j->gpm[gi]));
 			cpu[0] += sl->cpu_ns[0];
 			cpu[1] += sl->cpu_ns[1];
@@ -254,7 +258,7 @@ void fast_loop(void *arg)
 
 	for (;;) {
 		int64_t t0 = now_ns(), cpu_parts[4] = {0, 0, 0, 0}, cpu_now, deadline;
-		uint64_t tick;
+		uint64_t tick, ops = 0;
 		unsigned sampled;
 
 		free(j->procs);
@@ -290,17 +294,19 @@ void fast_loop(void *arg)
 		if (c->o.procs) {
 			int64_t a = thread_cpu_ns();
 
+			ops = host_ops();
 			watchdog_note("(reading /proc for GPU processes)", -1);
 			map_procs(j, t0);
 			watchdog_done();
 			cpu_parts[3] = thread_cpu_ns() - a;
+			ops = host_ops() - ops;
 		}
 		/* a tick costs the workers' sampling and everything the ticker did since its
 		 * previous reading: this tick's gathering, the last publication and the wake-up */
 		cpu_now = thread_cpu_ns();
-		publish_fast(j, t0, cpu_parts, cpu_now - mark + cpu_parts[0] + cpu_parts[1] +
-						       cpu_parts[2],
-			     sampled);
+		publish_fast(j, t0, cpu_parts,
+			     cpu_now - mark + cpu_parts[0] + cpu_parts[1] + cpu_parts[2], sampled,
+			     ops);
 		mark = cpu_now;
 		next += c->o.fast_ns;
 		if (next < now_ns())
@@ -387,6 +393,10 @@ void gpu_loop(void *arg)
 			probe_gpm_read(c->p, g, c->gpm[gi], j->gpm[gi]);
 			cpu[2] = thread_cpu_ns() - a;
 		}
+		if (!lost && atomic_load(&c->want_util[gi])) {
+			read_util_samples(j, gi, g);
+			lost = g->s.lost;
+		}
 		pthread_mutex_lock(&c->lock);
 		if (c->stop || atomic_load(&j->abandoned)) {
 			pthread_mutex_unlock(&c->lock);
@@ -395,6 +405,7 @@ void gpu_loop(void *arg)
 		copy_fast(&sl->s, &g->s);
 		sl->unsup = j->unsup[gi];
 		sl->proc_util = j->proc_util[gi];
+		sl->util = j->util[gi];
 		memcpy(sl->gpm, j->gpm[gi], sizeof(sl->gpm));
 		free(sl->procs);
 		sl->procs = j->procs;

@@ -35,6 +35,7 @@ struct gpu_slot {
 	unsigned unsup;		/* probe_fast groups that answered "not supported" */
 	struct num proc_util;
 	struct num gpm[GPM_NMETRICS];
+	struct mon_util_samples util;
 	struct mon_proc *procs; /* this GPU's processes, not yet mapped to host processes */
 	size_t nprocs;
 	int64_t cpu_ns[3];	/* the worker's CPU time for its latest tick: fields (all of it
@@ -61,6 +62,7 @@ struct collector {
 	uint64_t tick;		/* fast ticks begun: each GPU worker samples once per tick */
 	struct gpu_slot *slots;	/* per GPU */
 	bool *dead;		/* per GPU: its call outlived the watchdog; never asked again */
+	atomic_bool *want_util; /* per GPU: read its utilisation samples (collector_want_util) */
 };
 
 struct tier_job {
@@ -81,12 +83,17 @@ struct tier_job {
 	uint64_t *last_seen_us;	 /* per GPU, for process utilisation */
 	struct num *proc_util;	 /* per GPU */
 	struct num (*gpm)[GPM_NMETRICS];
+	struct mon_util_samples *util; /* per GPU */
+	uint64_t *util_seen_us;	 /* per GPU: the newest utilisation sample read */
 	struct proctree *tree;
 	struct mon_proc *procs;
 	size_t nprocs;
 	int64_t roots_at_ns;	 /* fd matching, last done */
 	unsigned *roots;	 /* pairs (gpu, local pid) found by fd matching */
 	size_t nroots;
+	struct mon_proc *mapped; /* the processes as last mapped to host ones (mon_opts.host_ns) */
+	size_t nmapped;
+	int64_t mapped_at_ns;
 	/* slow tier */
 	unsigned *sunsup;	 /* SLOW_* bits */
 	struct num *prev_pcie_tx, *prev_pcie_rx, *prev_nv_tx, *prev_nv_rx, *prev_energy;
@@ -115,6 +122,7 @@ void add_procs(struct tier_job *j, unsigned gi, const struct gpu_sample *s,
 void read_proc_util(struct tier_job *j, unsigned gi, struct gpu *g, struct proc_util **pu,
 		    size_t *npu);
 void map_procs(struct tier_job *j, int64_t now);
+void read_util_samples(struct tier_job *j, unsigned gi, struct gpu *g);
 
 /* the slow tier (collector_slow.c) */
 void slow_loop(void *arg);

@@ -97,6 +97,39 @@ void read_proc_util(struct tier_job *j, unsigned gi, struct gpu *g, struct proc_
 	free(smp);
 }
 
+/* Between two mappings (mon_opts.host_ns): each process's host side as last mapped. False, and
+ * nothing kept, when a PID is new: then everything is mapped afresh. */
+static bool reuse_mapping(struct tier_job *j)
+{
+	size_t i, k;
+
+	for (i = 0; i < j->nprocs; i++) {
+		for (k = 0; k < j->nmapped; k++)
+			if (j->mapped[k].nvml_pid == j->procs[i].nvml_pid)
+				break;
+		if (k == j->nmapped)
+			return false;
+	}
+	for (i = 0; i < j->nprocs; i++)
+		for (k = 0; k < j->nmapped; k++)
+			if (j->mapped[k].nvml_pid == j->procs[i].nvml_pid) {
+				j->procs[i].mapped = j->mapped[k].mapped;
+				j->procs[i].host = j->mapped[k].host;
+				break;
+			}
+	return true;
+}
+
+static void keep_mapping(struct tier_job *j, int64_t now)
+{
+	free(j->mapped);
+	j->mapped = j->nprocs ? xcalloc(j->nprocs, sizeof(*j->mapped)) : NULL;
+	if (j->nprocs)
+		memcpy(j->mapped, j->procs, j->nprocs * sizeof(*j->mapped));
+	j->nmapped = j->nprocs;
+	j->mapped_at_ns = now;
+}
+
 /* Who is NVML's PID here? The same PID in the host namespace; in a container's namespace the
  * PIDs are the host's, so a PID that exists here must also hold the GPU open, and the others
  * are matched by who holds /dev/nvidia<minor> when that is unambiguous. */
@@ -105,6 +138,11 @@ void map_procs(struct tier_job *j, int64_t now)
 	struct collector *c = j->c;
 	size_t i, k;
 
+	/* a front end that needs the host side less often than the tick (advise: only who the
+	 * processes are) saves the walk of every process tree, a read per thread */
+	if (c->o.host_ns > 0 && j->mapped_at_ns && now - j->mapped_at_ns < c->o.host_ns &&
+	    reuse_mapping(j))
+		return;
 	proctree_begin(j->tree, now);
 	for (i = 0; i < j->nprocs; i++) {
 		struct mon_proc *mp = &j->procs[i];
@@ -196,4 +234,38 @@ void map_procs(struct tier_job *j, int64_t now)
 		}
 	}
 	proctree_end(j->tree);
+	if (c->o.host_ns > 0)
+		keep_mapping(j, now);
+}
+
+/* NVML's utilisation samples of one GPU newer than the last read (probe_util_samples hands
+ * back only those), into its window: the newest MON_UTIL_SAMPLES, oldest first. Not asked again
+ * after "not supported": a GPU or driver without them answers the same each time. */
+void read_util_samples(struct tier_job *j, unsigned gi, struct gpu *g)
+{
+	struct mon_util_samples *w = &j->util[gi];
+	struct util_sample *smp = NULL;
+	size_t n = 0, i;
+
+	if (w->status.st == VAL_NA)
+		return;
+	probe_util_samples(j->c->p, g, j->util_seen_us[gi], &smp, &n, &w->status);
+	for (i = 0; i < n; i++) {
+		unsigned k;
+
+		if (w->n == MON_UTIL_SAMPLES) {
+			memmove(&w->v[0], &w->v[1], (MON_UTIL_SAMPLES - 1) * sizeof(w->v[0]));
+			w->n--;
+		}
+		/* in time order, whatever order the driver hands them in */
+		for (k = w->n; k > 0 && w->v[k - 1].ts_us > smp[i].ts_us; k--)
+			w->v[k] = w->v[k - 1];
+		w->v[k].ts_us = smp[i].ts_us;
+		w->v[k].pct = smp[i].pct;
+		w->n++;
+	}
+	for (i = 0; i < n; i++)
+		if (smp[i].ts_us > j->util_seen_us[gi])
+			j->util_seen_us[gi] = smp[i].ts_us;
+	free(smp);
 }

@@ -101,6 +101,19 @@ struct proc_util_sample {
 void probe_process_util(struct probe *p, const struct gpu *g, uint64_t last_seen_us,
 			struct proc_util_sample **out, size_t *n, struct num *status);
 
+/* One of NVML's own GPU utilisation samples (nvmlDeviceGetSamples): the share of its sampling
+ * period (about 1/6 s on Hopper) in which a kernel ran. */
+struct util_sample {
+	uint64_t ts_us; /* CPU time stamp, microseconds since the epoch */
+	int pct;
+};
+
+/* The GPU utilisation samples newer than last_seen_us, oldest first, sized by the driver's own
+ * answer. *out is the caller's to free. status as probe_process_util's: VAL_OK (also with no
+ * newer sample), VAL_NA when the driver or the GPU has none, VAL_ERR with the NVML code. */
+void probe_util_samples(struct probe *p, const struct gpu *g, uint64_t last_seen_us,
+			struct util_sample **out, size_t *n, struct num *status);
+
 /* nvmlDeviceGetFieldValues for ids[i] at scopes[i] (NULL: no scopes), into out[i]. A scoped
  * field is recorded as "nvmlDeviceGetFieldValues(ID,SCOPE)". */
 void probe_field_values(struct probe *p, const struct gpu *g, const unsigned *ids,

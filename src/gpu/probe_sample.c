@@ -587,6 +587,107 @@ void probe_process_util(struct probe *p, const struct gpu *g, uint64_t last_seen
 	free(buf);
 }
 
+/* Recorded like process samples: rows [age in us before the call, value type, value], under
+ * "nvmlDeviceGetSamples(1)" (the sampling type), so a replay serves them as fresh. */
+static void record_samples(int gi, int rc, int type, const struct nvml_sample *s, unsigned n,
+			   const int64_t *v, uint64_t now_us)
+{
+	int64_t *vals;
+	unsigned i;
+
+	if (!rec_active())
+		return;
+	vals = xcalloc((size_t)n * 3 + 1, sizeof(*vals));
+	for (i = 0; i < n; i++) {
+		vals[i * 3] = (int64_t)s[i].timestamp - (int64_t)now_us;
+		vals[i * 3 + 1] = type;
+		vals[i * 3 + 2] = v[i];
+	}
+	rec_call_rows("nvml", gi, "nvmlDeviceGetSamples(1)", rc, "iii", rc ? 0 : n, vals);
+	free(vals);
+}
+
+void probe_util_samples(struct probe *p, const struct gpu *g, uint64_t last_seen_us,
+			struct util_sample **out, size_t *n, struct num *status)
+{
+	static const char key[] = "nvmlDeviceGetSamples(1)";
+	struct nvml_sample *buf = NULL;
+	unsigned count = 0, i, tries, kept = 0;
+	int gi = (int)g->index, type = -1, rc;
+	int64_t *v = NULL;
+	nvml_dev h;
+
+	*out = NULL;
+	*n = 0;
+	if (!p->nv_inited || g->index >= p->nhandles || !p->handles[g->index]) {
+		nv_state(status, key, NVML_ERROR_UNINITIALIZED);
+		return;
+	}
+	h = p->handles[g->index];
+	/* size query: no buffer, the driver says how many samples it holds */
+	/* a hang is named "nvmlDeviceGetSamples(1)", the key of the answer (watchdog.h) */
+	rc = NV_ARGS(p, gi, "nvmlDeviceGetSamples", 1, NVML_GPU_UTILIZATION_SAMPLES, 0,
+		     DeviceGetSamples, h, NVML_GPU_UTILIZATION_SAMPLES, last_seen_us, &type, &count,
+		     NULL);
+	for (tries = 0;
+	     (rc == NVML_ERROR_INSUFFICIENT_SIZE || (rc == NVML_SUCCESS && !buf && count));
+	     tries++) {
+		if (tries == 4 || count > PROC_COUNT_MAX) {
+			rc = NVML_ERROR_UNKNOWN; /* it keeps growing, or is absurd: not this tick */
+			break;
+		}
+		if (count == 0) {
+			rc = NVML_SUCCESS;
+			break;
+		}
+		free(buf);
+		buf = xcalloc(count, sizeof(*buf));
+		rc = NV_ARGS(p, gi, "nvmlDeviceGetSamples", 1, NVML_GPU_UTILIZATION_SAMPLES, 0,
+			     DeviceGetSamples, h, NVML_GPU_UTILIZATION_SAMPLES, last_seen_us, &type,
+			     &count, buf);
+	}
+	if (rc == NVML_SUCCESS && (!buf || count > PROC_COUNT_MAX))
+		count = 0;
+	if (rc == NVML_SUCCESS && count) {
+		v = xcalloc(count, sizeof(*v));
+		for (i = 0; i < count; i++) {
+			struct nvml_field_value f;
+
+			/* the value's type comes back with the call (unsigned int on the drivers
+			 * seen): read through the field-value decoder */
+			memset(&f, 0, sizeof(f));
+			f.value_type = type;
+			f.value = buf[i].value;
+			if (field_value(&f, 0, &v[i]) != NVML_SUCCESS)
+				rc = NVML_ERROR_UNKNOWN;
+		}
+	}
+	if (rc != NVML_ERROR_FUNCTION_NOT_FOUND)
+		record_samples(gi, rc == NVML_ERROR_NOT_FOUND ? 0 : rc, type, buf,
+			       rc == NVML_SUCCESS ? count : 0, v, (uint64_t)(wall_time() * 1e6));
+	/* "not found": no sample newer than last_seen_us */
+	nv_state(status, key, rc == NVML_ERROR_NOT_FOUND ? 0 : rc);
+	if (rc == NVML_ERROR_GPU_IS_LOST && cur_sample)
+		cur_sample->lost = true;
+	if (rc == NVML_SUCCESS && count) {
+		*out = xcalloc(count, sizeof(**out));
+		for (i = 0; i < count; i++) {
+			if (buf[i].timestamp <= last_seen_us || v[i] < 0 || v[i] > 100)
+				continue; /* not newer after all, or not a percentage */
+			(*out)[kept].ts_us = buf[i].timestamp;
+			(*out)[kept].pct = (int)v[i];
+			kept++;
+		}
+		*n = kept;
+		if (!kept) {
+			free(*out);
+			*out = NULL;
+		}
+	}
+	free(v);
+	free(buf);
+}
+
 void probe_field_values(struct probe *p, const struct gpu *g, const unsigned *ids,
 			const unsigned *scopes, size_t n, struct num *out)
 {

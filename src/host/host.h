@@ -80,6 +80,10 @@ int host_identity(struct host_identity *id);
  * like the kernel does (root passes read/write)? Returns 0, -EACCES or another -errno. */
 int host_access(const char *path, int want);
 
+/* How many operations (reads, lists, stats, link reads) the calling thread has asked of this
+ * layer so far: for a caller that accounts its own cost (advise's sampler). */
+uint64_t host_ops(void);
+
 /* The examined machine's environment variable, or NULL. */
 const char *host_getenv(const char *name);
 

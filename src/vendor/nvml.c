@@ -94,6 +94,7 @@ static const struct vsym nvml_syms[] = {
 	SYM(DeviceGetComputeRunningProcesses_v1, false, "nvmlDeviceGetComputeRunningProcesses"),
 	SYM(DeviceGetGraphicsRunningProcesses_v1, false, "nvmlDeviceGetGraphicsRunningProcesses"),
 	SYM(DeviceGetProcessUtilization, false, "nvmlDeviceGetProcessUtilization"),
+	SYM(DeviceGetSamples, false, "nvmlDeviceGetSamples"),
 	SYM(DeviceGetNvLinkState, false, "nvmlDeviceGetNvLinkState"),
 	SYM(DeviceGetNvLinkVersion, false, "nvmlDeviceGetNvLinkVersion"),
 	SYM(DeviceGetNvLinkRemotePciInfo, false, "nvmlDeviceGetNvLinkRemotePciInfo_v2"),
@@ -114,6 +115,7 @@ _Static_assert(sizeof(struct nvml_process_info_v1) == 16, "nvmlProcessInfo_v1_t 
 _Static_assert(sizeof(struct nvml_process_utilization_sample) == 32,
 	       "nvmlProcessUtilizationSample_t is 32 bytes");
 _Static_assert(sizeof(struct nvml_field_value) == 40, "nvmlFieldValue_t is 40 bytes");
+_Static_assert(sizeof(struct nvml_sample) == 16, "nvmlSample_t is 16 bytes");
 _Static_assert(sizeof(struct nvml_gpm_metric) == 40, "nvmlGpmMetric_t is 40 bytes");
 _Static_assert(offsetof(struct nvml_gpm_metrics_get, metrics) == 24,
 	       "nvmlGpmMetricsGet_t puts metrics[] at byte 24");

@@ -218,6 +218,14 @@ union nvml_value { /* nvmlValue_t */
 	unsigned short us;
 };
 
+/* nvmlSamplingType_t: which of the driver's sample rings nvmlDeviceGetSamples reads */
+#define NVML_GPU_UTILIZATION_SAMPLES 1
+
+struct nvml_sample { /* nvmlSample_t */
+	unsigned long long timestamp; /* CPU time stamp, microseconds since the epoch */
+	union nvml_value value;	      /* of the type the call hands back */
+};
+
 struct nvml_field_value { /* nvmlFieldValue_t */
 	unsigned field_id;
 	unsigned scope_id;
@@ -375,6 +383,9 @@ struct nvml_api {
 	int (*DeviceGetGraphicsRunningProcesses_v1)(nvml_dev, unsigned *, struct nvml_process_info_v1 *);
 	int (*DeviceGetProcessUtilization)(nvml_dev, struct nvml_process_utilization_sample *,
 					   unsigned *, unsigned long long);
+	/* (device, sampling type, last seen time stamp, value type out, count in/out, samples) */
+	int (*DeviceGetSamples)(nvml_dev, int, unsigned long long, int *, unsigned *,
+				struct nvml_sample *);
 	int (*DeviceGetNvLinkState)(nvml_dev, unsigned, int *);
 	int (*DeviceGetNvLinkVersion)(nvml_dev, unsigned, unsigned *);
 	int (*DeviceGetNvLinkRemotePciInfo)(nvml_dev, unsigned, struct nvml_pci_info *);

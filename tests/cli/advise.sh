@@ -78,6 +78,12 @@ expect_grep "live: utilisation, SM active and workers read" '^summary: GPU util 
 expect_jq "live: ticks sampled at 100 ms" '(.ticks | length) >= 5 and .machine.tick_ns == 100000000' "$TMP/live.json"
 expect_jq "live: the job's GPU, its memory and the workers per tick" '.gpus[0].job_holds and (.gpus[1].job_holds | not) and .ticks[-1].gpus[0].job_mem_bytes == 24696061952 and .ticks[-1].host.workers == 4' "$TMP/live.json"
 expect_jq "live: a reading the replay lacks is null" '.ticks[-1].host.read_bytes_s == null and .ticks[0].host.main_cpu_pct == null' "$TMP/live.json"
+# NVML's own utilisation samples of the job's GPU (the replay serves five per 100 ms, one idle):
+# every tick's, none twice, on the ticks' clock (not the wall clock's); none of GPU 1, which the
+# job does not hold
+expect_jq "live: NVML's utilisation samples, five per tick" '(.util_samples | length) >= 5 * ((.ticks | length) - 1) and ([.util_samples[][0]] | unique | length) == (.util_samples | length)' "$TMP/live.json"
+expect_jq "live: the samples' values and GPU" 'all(.util_samples[]; .[1] == 0 and (.[2] == 0 or .[2] == 100)) and ([.util_samples[] | select(.[2] == 0)] | length) >= (.ticks | length) - 1' "$TMP/live.json"
+expect_jq "live: the samples on the ticks' clock" '.ticks[-1].t_ns as $last | all(.util_samples[]; .[0] >= 0 and .[0] <= $last + 200000000)' "$TMP/live.json"
 expect_jq "live: its own cost measured" '.cost.self_cpu_ns > 0 and .cost.self_wall_ns >= 500000000' "$TMP/live.json"
 expect_exit "live: a worker that holds no GPU: exit 5" 5 "$GPUVET" --replay "$M/procs.json" advise -i 0 4251 --duration 1
 expect_exit "live: the PID named" 1 "$GPUVET" --replay "$M/procs.json" advise 4242 --duration 1 --interval 200 --json

@@ -735,6 +735,61 @@ EXPORT int nvmlDeviceGetProcessUtilization(nvml_dev h, struct nvml_process_utili
 	return n ? NVML_SUCCESS : NVML_ERROR_NOT_FOUND;
 }
 
+/* Rows [age in us before the call (or an absolute time stamp), value type, value] under
+ * "nvmlDeviceGetSamples(TYPE)": each call serves them as fresh, newer than last_seen only. */
+EXPORT int nvmlDeviceGetSamples(nvml_dev h, int type, unsigned long long last_seen, int *val_type,
+				unsigned *count, struct nvml_sample *buf)
+{
+	char key[64];
+	const struct rt_answer *a;
+	unsigned long long now = wall_us();
+	unsigned total, i, n = 0;
+
+	snprintf(key, sizeof(key), "nvmlDeviceGetSamples(%d)", type);
+	a = dev_answer(h, key);
+	if (!a)
+		return NOT_RECORDED;
+	if (a->rc)
+		return a->rc;
+	if (!count || !val_type)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	total = (unsigned)a->nvals;
+	/* the driver answers a size query with success and its count */
+	if (!buf) {
+		*count = total;
+		return NVML_SUCCESS;
+	}
+	if (*count < total) {
+		*count = total;
+		return NVML_ERROR_INSUFFICIENT_SIZE;
+	}
+	for (i = 0; i < total; i++) {
+		const struct rt_value *r = &a->vals[i];
+		long long ts;
+		unsigned long long t;
+
+		if (r->kind != 'r' || r->rowlen < 3)
+			continue;
+		ts = r->row[0];
+		t = (ts > -1000000000000LL && ts < 1000000000000LL) ? (unsigned long long)((long long)now + ts)
+								      : (unsigned long long)ts;
+		if (t <= last_seen)
+			continue;
+		memset(&buf[n], 0, sizeof(buf[n]));
+		buf[n].timestamp = t;
+		*val_type = (int)r->row[1];
+		switch (r->row[1]) {
+		case NVML_VALUE_TYPE_DOUBLE: buf[n].value.d = (double)r->row[2]; break;
+		case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG: buf[n].value.ull = (unsigned long long)r->row[2]; break;
+		case NVML_VALUE_TYPE_SIGNED_LONG_LONG: buf[n].value.sll = r->row[2]; break;
+		default: buf[n].value.ui = (unsigned)r->row[2]; break;
+		}
+		n++;
+	}
+	*count = n;
+	return n ? NVML_SUCCESS : NVML_ERROR_NOT_FOUND;
+}
+
 EXPORT int nvmlDeviceGetNvLinkVersion(nvml_dev h, unsigned link, unsigned *v)
 {
 	return keyed_u32(h, "nvmlDeviceGetNvLinkVersion", (long)link, v);

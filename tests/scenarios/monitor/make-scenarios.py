@@ -161,6 +161,12 @@ def main():
                 ],
                 "nvmlGpmMetricsGet(2)": [0, 71250],
                 "nvmlGpmMetricsGet(5)": [0, 38500],
+                # NVML's own utilisation samples ([age us, value type, value]; type 1 is
+                # unsigned int): every 20 ms, the kernel idle in one of five (advise reads
+                # them for the GPUs the job holds)
+                "nvmlDeviceGetSamples(1)": [0, [-90000, 1, 100], [-70000, 1, 100],
+                                            [-50000, 1, 0], [-30000, 1, 100],
+                                            [-10000, 1, 100]],
             },
             "1": {
                 "nvmlDeviceGetComputeRunningProcesses": {"timeline": [
