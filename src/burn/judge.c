@@ -6,7 +6,8 @@
  * samples, cmd/burn.c prints what this returns. A sample's unread value (st != VAL_OK) is
  * skipped, never read as 0, so a field the driver does not report raises nothing. The ids are
  * defined here (check_burn, joined into the catalog by checks/catalog.c) and documented in
- * docs/findings.md, section "burn".
+ * docs/findings.md, section "burn"; the bandwidth, GPU-to-GPU and power phases' rules are in
+ * judge_phases.c.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "../util/strbuf.h"
 #include "../util/util.h"
 #include "judge.h"
+#include "judge_int.h"
 #include "stress.h" /* BURN_MODE_*: the phase of a sample */
 
 /*
@@ -37,32 +39,13 @@
 /* A median SM clock under load below 70 % of the maximum, with no power cap or heat to explain
  * it, is a clock held down by something else (HW slowdown: an external signal, the PSU). */
 #define BURN_CLOCK_LOW_SHARE 0.70
-/* A reason explains a low clock when active in at least half the loaded samples: the median
- * is low, so most samples are. */
-#define BURN_REASON_EXPLAINS_SHARE 0.50
 /* Power under a compute stress: below 80 % of the limit at full clock, the card is held back
  * by something other than power (DCGM's targeted_power fails under 75 % of its target). */
 #define BURN_POWER_LOW_SHARE 0.80
-/* "At full clock": the median SM clock at 90 % of its maximum or more. */
-#define BURN_CLOCK_FULL_SHARE 0.90
 /* Against siblings of the same model: DCGM's diagnostic has gflops/clocks tolerance knobs, off
  * by default; issue 11 sets 10 % (warn) and 25 % (fail). */
 #define BURN_SIBLING_WARN 0.10
 #define BURN_SIBLING_FAIL 0.25
-/* Bandwidth (burn/bandwidth.h): on the H200 a copy moves ~89 % of the HBM peak (4.3 of 4.8
- * TB/s) and a pinned copy 55 GB/s, 87 % of Gen5 x16's line rate (docs/bench.md), which the
- * expected figure takes at 80 %; under 70 % of the HBM peak or 60 % of the link's expected rate (a
- * Gen5 x16 card that trained at Gen4 or x8 lands at ~50 %) is a fault, and so is 15 % below
- * siblings of the same model, which judges a model whose figures nobody knows. */
-#define BURN_BW_DEVICE_SHARE  0.70
-#define BURN_BW_LINK_SHARE    0.60
-#define BURN_BW_SIBLING_SHARE 0.85
-/* The power phase: a GPU under the products that draw most sits at its limit (an H200 at
- * 700 W, SW_POWER_CAP set, the SM clock below max); its mean over the phase's last half (the
- * clocks and fans have settled) under 90 % of the limit, with the clock below 90 % of max and
- * neither the power cap nor heat active in half the samples, is held back by something else. */
-#define BURN_POWER_REACHED_SHARE 0.90
-
 static const struct finding_def defs[] = {
     {"burn.pass", LAYER_HEALTH, "the GPU passed the stress run", false},
     {"burn.wrong_results", LAYER_HEALTH, "the GPU computed wrong results", false},
@@ -107,7 +90,7 @@ const struct check check_burn = {
     .ndefs = ARRAY_SIZE(defs),
 };
 
-static double secs(int64_t t_ns)
+double burn_j_secs(int64_t t_ns)
 {
 	return (double)t_ns / 1e9;
 }
@@ -120,7 +103,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Median of v[0..n) (sorted in place); n > 0. */
-static double median(double *v, size_t n)
+double burn_j_median(double *v, size_t n)
 {
 	qsort(v, n, sizeof(*v), cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
@@ -307,14 +290,14 @@ static void read_timeline(const struct burn_gpu_run *g, struct timeline *tl)
 	}
 	if (ntfl) {
 		tl->fig.has_tflops = true;
-		tl->fig.tflops_med = median(tfl, ntfl);
+		tl->fig.tflops_med = burn_j_median(tfl, ntfl);
 	}
 	if (nsm) {
 		tl->fig.has_sm = true;
-		tl->fig.sm_med = median(sm, nsm);
+		tl->fig.sm_med = burn_j_median(sm, nsm);
 	}
-	tl->fig.sm_max_med = nsmax ? median(smax, nsmax) : 0;
-	tl->power_limit_mw = nplim ? median(plim, nplim) : 0;
+	tl->fig.sm_max_med = nsmax ? burn_j_median(smax, nsmax) : 0;
+	tl->power_limit_mw = nplim ? burn_j_median(plim, nplim) : 0;
 	free(tfl);
 	free(sm);
 	free(smax);
@@ -322,7 +305,7 @@ static void read_timeline(const struct burn_gpu_run *g, struct timeline *tl)
 }
 
 /* "HW_SLOWDOWN, SW_POWER_CAP" for the CE_* bits in ce, or "none". */
-static void ce_names(unsigned ce, char *buf, size_t n)
+void burn_j_ce_names(unsigned ce, char *buf, size_t n)
 {
 	static const struct {
 		unsigned bit;
@@ -358,7 +341,7 @@ static bool share_over(size_t k, size_t n, double share)
 }
 
 /* The board, so a run after swapping cards tells card from slot. */
-static void evidence_board(struct finding *f, const struct burn_gpu_run *g)
+void burn_j_evidence_board(struct finding *f, const struct burn_gpu_run *g)
 {
 	finding_evidence(f, "board: %s, serial %s, PCI %s", g->name[0] ? g->name : "unknown",
 			 g->serial[0] ? g->serial : "unread", g->bus_id[0] ? g->bus_id : "unread");
@@ -473,7 +456,7 @@ static void judge_run_state(const struct burn_gpu_run *g, struct findings *out)
 	if (g->c.lost) {
 		f = finding_add(out, "burn.lost", SEV_FAIL, g->index,
 				"the GPU fell off the bus during the run");
-		evidence_board(f, g);
+		burn_j_evidence_board(f, g);
 		if (g->c.lost_how[0])
 			finding_evidence(f, "%s", g->c.lost_how);
 		finding_evidence(f, "products done before it was lost: %llu",
@@ -486,7 +469,7 @@ static void judge_run_state(const struct burn_gpu_run *g, struct findings *out)
 	if (g->c.hung) {
 		f = finding_add(out, "burn.hung", SEV_FAIL, g->index,
 				"the GPU stopped answering: the watchdog gave up on it");
-		evidence_board(f, g);
+		burn_j_evidence_board(f, g);
 		if (g->c.hung_phase)
 			finding_evidence(f,
 					 "no progress for %.1f s in the %s phase (the watchdog's "
@@ -523,7 +506,7 @@ static void judge_counts(const struct burn_gpu_run *g, struct findings *out)
 				    ? "the GPU is consistently wrong: its result buffers agree "
 				      "with each other but not with the reference"
 				    : "the GPU computed wrong results");
-		evidence_board(f, g);
+		burn_j_evidence_board(f, g);
 		finding_evidence(f,
 				 "matrix products: %llu; elements differing between result "
 				 "buffers: %llu; elements off the reference: %llu",
@@ -541,7 +524,7 @@ static void judge_counts(const struct burn_gpu_run *g, struct findings *out)
 	if (c->nan_inf) {
 		f = finding_add(out, "burn.nan_inf", SEV_FAIL, g->index,
 				"results held NaN or Inf values");
-		evidence_board(f, g);
+		burn_j_evidence_board(f, g);
 		finding_evidence(f, "NaN or Inf elements: %llu in %llu matrix products",
 				 (unsigned long long)c->nan_inf, (unsigned long long)c->products);
 		finding_fix(f, FIX_SERVICE,
@@ -551,7 +534,7 @@ static void judge_counts(const struct burn_gpu_run *g, struct findings *out)
 	if (c->mem_errors) {
 		f = finding_add(out, "burn.memory_errors", SEV_FAIL, g->index,
 				"the memory test read back wrong words");
-		evidence_board(f, g);
+		burn_j_evidence_board(f, g);
 		finding_evidence(f, "words read back wrong: %llu",
 				 (unsigned long long)c->mem_errors);
 		evidence_memory(f, g);
@@ -566,7 +549,7 @@ static void judge_counts(const struct burn_gpu_run *g, struct findings *out)
 				"%u Xid error%s during the run, "
 				"the last Xid %d",
 				c->xid_new, c->xid_new == 1 ? "" : "s", c->xid_last);
-		evidence_board(f, g);
+		burn_j_evidence_board(f, g);
 		finding_evidence(f, "kernel log: %u new Xid line%s for this GPU; last code %d",
 				 c->xid_new, c->xid_new == 1 ? "" : "s", c->xid_last);
 		finding_fix(
@@ -591,19 +574,19 @@ static void judge_counters(const struct burn_gpu_run *g, struct findings *out)
 		f = finding_add(out, "burn.ecc_new", unc_grew ? SEV_FAIL : SEV_WARN, g->index,
 				"%s ECC errors appeared during the run",
 				unc_grew ? "uncorrectable" : "correctable");
-		evidence_board(f, g);
+		burn_j_evidence_board(f, g);
 		if (unc_grew)
 			finding_evidence(f,
 					 "volatile uncorrected ECC: %lld at %.1f s, %lld at %.1f s "
 					 "(first rise at %.1f s)",
-					 (long long)unc.first, secs(unc.t_first),
-					 (long long)unc.last, secs(unc.t_last), secs(unc.t_rise));
+					 (long long)unc.first, burn_j_secs(unc.t_first),
+					 (long long)unc.last, burn_j_secs(unc.t_last), burn_j_secs(unc.t_rise));
 		if (cor_grew)
 			finding_evidence(f,
 					 "volatile corrected ECC: %lld at %.1f s, %lld at %.1f s "
 					 "(first rise at %.1f s)",
-					 (long long)cor.first, secs(cor.t_first),
-					 (long long)cor.last, secs(cor.t_last), secs(cor.t_rise));
+					 (long long)cor.first, burn_j_secs(cor.t_first),
+					 (long long)cor.last, burn_j_secs(cor.t_last), burn_j_secs(cor.t_rise));
 		if (unc_grew)
 			finding_fix(
 			    f, FIX_ROOT | FIX_INTERRUPTS | FIX_SERVICE,
@@ -642,19 +625,19 @@ static void judge_counters(const struct burn_gpu_run *g, struct findings *out)
 					t_failure >= 0
 					    ? "memory row remapping failed: no spare rows left"
 					    : "a memory row remap waits for a GPU reset");
-			evidence_board(f, g);
+			burn_j_evidence_board(f, g);
 			if (t_failure >= 0)
-				finding_evidence(f, "remap failure set at %.1f s", secs(t_failure));
+				finding_evidence(f, "remap failure set at %.1f s", burn_j_secs(t_failure));
 			if (t_pending >= 0)
 				finding_evidence(
-				    f, "remap pending set at %.1f s%s", secs(t_pending),
+				    f, "remap pending set at %.1f s%s", burn_j_secs(t_pending),
 				    pending_at_start ? " (already at the first sample)" : "");
 			if (rows.ok)
 				finding_evidence(f,
 						 "rows remapped for uncorrectable errors: %lld at "
 						 "%.1f s, %lld at %.1f s",
-						 (long long)rows.first, secs(rows.t_first),
-						 (long long)rows.last, secs(rows.t_last));
+						 (long long)rows.first, burn_j_secs(rows.t_first),
+						 (long long)rows.last, burn_j_secs(rows.t_last));
 			if (t_failure >= 0)
 				finding_fix(
 				    f, FIX_SERVICE,
@@ -672,12 +655,12 @@ static void judge_counters(const struct burn_gpu_run *g, struct findings *out)
 		f = finding_add(out, "burn.pcie_replays", SEV_WARN, g->index,
 				"PCIe replays grew by %lld during the run",
 				(long long)(rep.last - rep.first));
-		evidence_board(f, g);
+		burn_j_evidence_board(f, g);
 		finding_evidence(f,
 				 "PCIe replay counter: %lld at %.1f s, %lld at %.1f s (more than "
 				 "%d in a run is DCGM's limit)",
-				 (long long)rep.first, secs(rep.t_first), (long long)rep.last,
-				 secs(rep.t_last), BURN_PCIE_REPLAYS_MAX);
+				 (long long)rep.first, burn_j_secs(rep.t_first), (long long)rep.last,
+				 burn_j_secs(rep.t_last), BURN_PCIE_REPLAYS_MAX);
 		finding_fix(
 		    f, FIX_SERVICE | FIX_INTERRUPTS,
 		    "reseat the GPU and its riser or cable; if replays follow the slot after "
@@ -697,13 +680,13 @@ static void judge_timeline(const struct burn_gpu_run *g, const struct timeline *
 
 		f = finding_add(out, "burn.pcie_link", SEV_WARN, g->index,
 				"PCIe link below its maximum under load");
-		evidence_board(f, g);
+		burn_j_evidence_board(f, g);
 		finding_evidence(f,
 				 "PCIe Gen%lld x%lld of Gen%lld x%lld at %.1f s; below its maximum "
 				 "in %zu of %zu samples under load",
 				 (long long)s->pcie_gen.v, (long long)s->pcie_width.v,
 				 (long long)s->pcie_max_gen.v, (long long)s->pcie_max_width.v,
-				 secs(tl->t_link_low), tl->nlink_low, tl->nlink);
+				 burn_j_secs(tl->t_link_low), tl->nlink_low, tl->nlink);
 		finding_fix(f, FIX_SERVICE | FIX_INTERRUPTS,
 			    "reseat the GPU and its riser; swap slots with a sibling: if the link "
 			    "follows the slot, the slot or riser is at fault");
@@ -720,22 +703,22 @@ static void judge_timeline(const struct burn_gpu_run *g, const struct timeline *
 			    g->index, "%s",
 			    hot_share ? "clocks slowed down for heat during the run"
 				      : "the GPU ran close to its slowdown temperature");
-			evidence_board(f, g);
+			burn_j_evidence_board(f, g);
 			if (tl->nthermal)
 				finding_evidence(f,
 						 "thermal slowdown (SW_THERMAL or HW_THERMAL) "
 						 "active in %zu of %zu samples, first at %.1f s",
-						 tl->nthermal, tl->nce, secs(tl->t_thermal));
+						 tl->nthermal, tl->nce, burn_j_secs(tl->t_thermal));
 			if (tl->has_margin)
 				finding_evidence(f,
 						 "margin to slowdown: %lld C at %.1f s (under %d C "
 						 "fails, under %d C warns)",
 						 (long long)tl->margin_min_c,
-						 secs(tl->t_margin_min), BURN_MARGIN_FAIL_C,
+						 burn_j_secs(tl->t_margin_min), BURN_MARGIN_FAIL_C,
 						 BURN_MARGIN_WARN_C);
 			if (tl->has_temp)
 				finding_evidence(f, "hottest: %lld C at %.1f s",
-						 (long long)tl->temp_max_c, secs(tl->t_temp_max));
+						 (long long)tl->temp_max_c, burn_j_secs(tl->t_temp_max));
 			finding_fix(f, FIX_SERVICE,
 				    "check the cooling: fans (nvidia-smi -q -d FAN or the BMC), "
 				    "airflow and blanking panels, inlet temperature, dust; compare "
@@ -746,15 +729,15 @@ static void judge_timeline(const struct burn_gpu_run *g, const struct timeline *
 	if (tl->nbrake) {
 		f = finding_add(out, "burn.power_brake", SEV_FAIL, g->index,
 				"hardware power brake asserted during the run");
-		evidence_board(f, g);
+		burn_j_evidence_board(f, g);
 		finding_evidence(f, "HW_POWER_BRAKE active in %zu of %zu samples, first at %.1f s",
-				 tl->nbrake, tl->nce, secs(tl->t_brake));
+				 tl->nbrake, tl->nce, burn_j_secs(tl->t_brake));
 		finding_fix(f, FIX_SERVICE,
 			    "the brake is an external signal: check the power supplies and their "
 			    "redundancy, the GPU's power cables and the BMC's power events");
 	}
 
-	ce_names(tl->ce_seen_loaded, reasons, sizeof(reasons));
+	burn_j_ce_names(tl->ce_seen_loaded, reasons, sizeof(reasons));
 	if (tl->fig.has_sm && tl->fig.sm_max_med > 0 &&
 	    tl->fig.sm_med < BURN_CLOCK_LOW_SHARE * tl->fig.sm_max_med) {
 		bool explained =
@@ -766,7 +749,7 @@ static void judge_timeline(const struct burn_gpu_run *g, const struct timeline *
 			f = finding_add(
 			    out, "burn.clock_low", SEV_WARN, g->index,
 			    "SM clock low under load with no power cap or heat to explain it");
-			evidence_board(f, g);
+			burn_j_evidence_board(f, g);
 			finding_evidence(f,
 					 "median SM clock under load: %.0f MHz of %.0f MHz max "
 					 "(%.0f %%; under %.0f %% warns)",
@@ -791,12 +774,12 @@ static void judge_timeline(const struct burn_gpu_run *g, const struct timeline *
 	    (double)tl->power_max_mw < BURN_POWER_LOW_SHARE * tl->power_limit_mw) {
 		f = finding_add(out, "burn.power_low", SEV_WARN, g->index,
 				"power stayed well below the limit at full clock under the stress");
-		evidence_board(f, g);
+		burn_j_evidence_board(f, g);
 		finding_evidence(
 		    f,
 		    "peak power under load: %.1f W at %.1f s of a %.1f W limit "
 		    "(%.0f %%; under %.0f %% warns)",
-		    tl->power_max_mw / 1000.0, secs(tl->t_power_max), tl->power_limit_mw / 1000.0,
+		    tl->power_max_mw / 1000.0, burn_j_secs(tl->t_power_max), tl->power_limit_mw / 1000.0,
 		    100 * tl->power_max_mw / tl->power_limit_mw, 100 * BURN_POWER_LOW_SHARE);
 		finding_evidence(f, "median SM clock under load: %.0f MHz of %.0f MHz max",
 				 tl->fig.sm_med, tl->fig.sm_max_med);
@@ -826,7 +809,7 @@ static bool sibling_median(const struct burn_gpu_run *gpus, const struct figures
 		k++;
 	}
 	if (k)
-		*med = median(v, k);
+		*med = burn_j_median(v, k);
 	*nsib = k;
 	free(v);
 	return k > 0;
@@ -868,7 +851,7 @@ static void judge_siblings(const struct burn_gpu_run *gpus, const struct figures
 			f = finding_add(out, "burn.slow_vs_siblings", sev, gpus[me].index,
 					"%.0f %% below its siblings of the same model (%s)",
 					100 * short_by, figures[k].what);
-			evidence_board(f, &gpus[me]);
+			burn_j_evidence_board(f, &gpus[me]);
 		} else if (sev > f->sev) {
 			f->sev = sev;
 		}
@@ -887,538 +870,13 @@ static void judge_siblings(const struct burn_gpu_run *gpus, const struct figures
 			    "stays with the slot, check its cooling, power and riser");
 }
 
-/* ---- bandwidth ------------------------------------------------------------------------ */
-
-/* One figure of struct burn_bw, by offset, for the absolute and the sibling checks. */
-static const struct {
-	size_t off;
-	const char *what;
-	bool link; /* judged against the link's expected rate (else the model's HBM peak) */
-} bw_figures[] = {
-    {offsetof(struct burn_bw, device_gbs), "device memory (copy kernel, HBM traffic)", false},
-    {offsetof(struct burn_bw, h2d_gbs), "host to GPU (pinned copy)", true},
-    {offsetof(struct burn_bw, d2h_gbs), "GPU to host (pinned copy)", true},
-};
-
-static double bw_figure(const struct burn_bw *bw, size_t off)
-{
-	return *(const double *)((const char *)bw + off);
-}
-
-/* The median of one figure over the other GPUs of g's model that measured it. */
-static bool bw_sibling_median(const struct burn_gpu_run *gpus, size_t n, size_t me, size_t off,
-			      double *med, size_t *nsib)
-{
-	double *v = xcalloc(n + 1, sizeof(double));
-	size_t i, k = 0;
-
-	for (i = 0; i < n; i++)
-		if (i != me && gpus[i].bw && !strcmp(gpus[i].name, gpus[me].name) &&
-		    bw_figure(gpus[i].bw, off) >= 0)
-			v[k++] = bw_figure(gpus[i].bw, off);
-	if (k)
-		*med = median(v, k);
-	*nsib = k;
-	free(v);
-	return k > 0;
-}
-
-/* The link the bandwidth phase ran on: its lowest generation and width in the phase's samples
- * (the link's state, where burn.pcie_link judges the whole run). */
-static bool bw_link_seen(const struct burn_gpu_run *g, int64_t *gen, int64_t *width)
-{
-	size_t i;
-	bool any = false;
-
-	for (i = 0; i < g->n; i++) {
-		const struct burn_sample *s = &g->s[i];
-
-		if (s->phase != BURN_MODE_BANDWIDTH || !num_ok(&s->pcie_gen) ||
-		    !num_ok(&s->pcie_width))
-			continue;
-		if (!any || s->pcie_gen.v < *gen)
-			*gen = s->pcie_gen.v;
-		if (!any || s->pcie_width.v < *width)
-			*width = s->pcie_width.v;
-		any = true;
-	}
-	return any;
-}
-
-static void judge_bandwidth(const struct burn_gpu_run *gpus, size_t n, size_t me,
-			    struct findings *out)
-{
-	const struct burn_gpu_run *g = &gpus[me];
-	const struct burn_bw *bw = g->bw;
-	struct finding *f = NULL;
-	bool link_low = false;
-	size_t k;
-
-	if (!bw)
-		return;
-	if (bw->bad_words) {
-		f = finding_add(out, "burn.copy_errors", SEV_FAIL, g->index,
-				"bandwidth copies read back %llu wrong words",
-				(unsigned long long)bw->bad_words);
-		evidence_board(f, g);
-		finding_evidence(f,
-				 "destination words that differed from the source: %llu (device "
-				 "copies of %llu bytes, host copies of %llu bytes)",
-				 (unsigned long long)bw->bad_words,
-				 (unsigned long long)bw->device_bytes,
-				 (unsigned long long)bw->host_bytes);
-		finding_fix(f, FIX_SERVICE | FIX_INTERRUPTS,
-			    "reset the GPU (sudo nvidia-smi -r) and run gpuvet burn --mode "
-			    "memory,bandwidth; if words still read back wrong, reseat it, then RMA "
-			    "the board with its serial");
-		f = NULL;
-	}
-	for (k = 0; k < ARRAY_SIZE(bw_figures); k++) {
-		double v = bw_figure(bw, bw_figures[k].off), med = 0;
-		double expect = bw_figures[k].link ? bw->link_expect_gbs : bw->device_expect_gbs;
-		double share = bw_figures[k].link ? BURN_BW_LINK_SHARE : BURN_BW_DEVICE_SHARE;
-		bool abs_low, sib_low;
-		size_t nsib = 0;
-
-		if (v < 0)
-			continue;
-		abs_low = expect > 0 && v < share * expect;
-		sib_low = bw_sibling_median(gpus, n, me, bw_figures[k].off, &med, &nsib) &&
-			  med > 0 && v < BURN_BW_SIBLING_SHARE * med;
-		if (!abs_low && !sib_low)
-			continue;
-		if (!f) {
-			f = finding_add(out, "burn.bandwidth_low", SEV_WARN, g->index,
-					"%s bandwidth low: %.1f GB/s", bw_figures[k].what, v);
-			evidence_board(f, g);
-		}
-		link_low |= bw_figures[k].link;
-		if (expect > 0)
-			finding_evidence(f,
-					 "%s: %.1f GB/s, %.0f %% of the %.1f GB/s expected %s "
-					 "(under %.0f %% warns)",
-					 bw_figures[k].what, v, 100 * v / expect, expect,
-					 bw_figures[k].link ? "of the link"
-							    : "(the model's HBM peak)",
-					 100 * share);
-		else
-			finding_evidence(f, "%s: %.1f GB/s; expected: n/a (%s unknown)",
-					 bw_figures[k].what, v,
-					 bw_figures[k].link ? "the link's generation or width"
-							    : "the memory clock or bus width");
-		if (nsib)
-			finding_evidence(
-			    f,
-			    "%s against siblings of the same model: %.1f GB/s, %.0f %% of "
-			    "their median %.1f GB/s over %zu GPU%s (under %.0f %% warns)",
-			    bw_figures[k].what, v, 100 * v / med, med, nsib, nsib == 1 ? "" : "s",
-			    100 * BURN_BW_SIBLING_SHARE);
-	}
-	if (!f)
-		return;
-	if (link_low) {
-		int64_t gen = 0, width = 0;
-
-		if (bw->link_gen > 0)
-			finding_evidence(f,
-					 "link maximum: PCIe Gen%d x%d (expected: %.0f %% of its "
-					 "per-direction line rate)",
-					 bw->link_gen, bw->link_width, 100 * BURN_LINK_COPY_SHARE);
-		if (bw_link_seen(g, &gen, &width))
-			finding_evidence(f, "link during the phase: PCIe Gen%lld x%lld%s",
-					 (long long)gen, (long long)width,
-					 bw->link_gen > 0 &&
-						 (gen < bw->link_gen || width < bw->link_width)
-					     ? ", below its maximum"
-					     : "");
-		finding_fix(f, FIX_SERVICE | FIX_INTERRUPTS,
-			    "reseat the GPU and its riser or cable; check the slot's PCIe settings "
-			    "in the BIOS (link speed forced to a lower generation, bifurcation); "
-			    "swap slots with a sibling and run gpuvet burn --mode bandwidth again: "
-			    "if the low figure follows the slot, the slot or riser is at fault, if "
-			    "it follows the serial, the card");
-	} else {
-		finding_fix(
-		    f, FIX_SERVICE | FIX_INTERRUPTS,
-		    "check the memory clock (nvidia-smi -q -d CLOCK: applications and "
-		    "locked clocks) and pending row remaps (gpuvet doctor); swap slots with a "
-		    "sibling and run gpuvet burn --mode bandwidth again: device memory "
-		    "follows the card, so a figure that follows the serial means RMA");
-	}
-}
-
-/* The bandwidth phase's figures in one line, each with its share of the expected. */
-static void bw_evidence(struct finding *f, const struct burn_bw *bw)
-{
-	char part[3][80];
-	size_t k;
-
-	for (k = 0; k < ARRAY_SIZE(bw_figures); k++) {
-		double v = bw_figure(bw, bw_figures[k].off);
-		double expect = bw_figures[k].link ? bw->link_expect_gbs : bw->device_expect_gbs;
-
-		if (v < 0)
-			str_copy(part[k], "n/a", sizeof(part[k]));
-		else if (expect > 0)
-			str_fmt(part[k], sizeof(part[k]), "%.1f GB/s (%.0f %% of %.1f expected)", v,
-				100 * v / expect, expect);
-		else
-			str_fmt(part[k], sizeof(part[k]), "%.1f GB/s (expected n/a)", v);
-	}
-	finding_evidence(f, "bandwidth: device memory %s; host to GPU %s; GPU to host %s", part[0],
-			 part[1], part[2]);
-}
-
-/* ---- GPU to GPU ---------------------------------------------------------------------- */
-
-/* A pair's direction k (0: a -> b, 1: b -> a): its rate, < 0 when not measured. */
-static double p2p_rate(const struct burn_p2p *p, int k)
-{
-	return k ? p->ba_gbs : p->ab_gbs;
-}
-
-/* Pairs are compared with those over the same kind of path: NVLink with NVLink, PCIe with PCIe
- * meeting at the same level (a pair across the CPUs is slower by design, not at fault). */
-static bool p2p_same_path(const struct burn_p2p *x, const struct burn_p2p *y)
-{
-	return x->path == y->path && (x->path != BURN_PATH_PCIE || x->pcie_level == y->pcie_level);
-}
-
-/* The median rate of the directions of every other pair over the same path. */
-static bool p2p_median_others(const struct burn_p2p *v, size_t n, size_t me, double *med,
-			      size_t *ncopies)
-{
-	double *r = xcalloc(2 * n + 1, sizeof(double));
-	size_t i, m = 0;
-	int k;
-
-	for (i = 0; i < n; i++)
-		for (k = 0; k < 2; k++)
-			if (i != me && p2p_same_path(&v[i], &v[me]) && p2p_rate(&v[i], k) >= 0)
-				r[m++] = p2p_rate(&v[i], k);
-	if (m)
-		*med = median(r, m);
-	*ncopies = m;
-	free(r);
-	return m > 0;
-}
-
-/* This GPU's measured pairs in one line: "GPU to GPU: with GPU 1 41.2 and 40.8 GB/s (80 % of
- * 51.2 expected)". */
-static void p2p_evidence(struct finding *f, const struct burn_gpu_run *g)
-{
-	struct strbuf b;
-	size_t i;
-
-	sb_init(&b);
-	for (i = 0; i < g->np2p; i++) {
-		const struct burn_p2p *p = &g->p2p[i];
-		int peer = p->a == g->index ? p->b : p->a;
-		/* this GPU's push first */
-		double out_gbs = p->a == g->index ? p->ab_gbs : p->ba_gbs;
-		double in_gbs = p->a == g->index ? p->ba_gbs : p->ab_gbs;
-		double lo = out_gbs < 0 || (in_gbs >= 0 && in_gbs < out_gbs) ? in_gbs : out_gbs;
-
-		if ((p->a != g->index && p->b != g->index) || lo < 0)
-			continue;
-		sb_addf(&b, "%swith GPU %d ", b.len ? "; " : "", peer);
-		if (out_gbs >= 0)
-			sb_addf(&b, "%.1f out", out_gbs);
-		if (in_gbs >= 0)
-			sb_addf(&b, "%s%.1f in", out_gbs >= 0 ? ", " : "", in_gbs);
-		if (p->expect_gbs > 0)
-			sb_addf(&b, " GB/s (%.0f %% of %.1f expected)", 100 * lo / p->expect_gbs,
-				p->expect_gbs);
-		else
-			sb_addf(&b, " GB/s (expected n/a)");
-	}
-	if (b.len)
-		finding_evidence(f, "GPU to GPU: %s", b.buf);
-	sb_release(&b);
-}
-
-static void judge_p2p(const struct burn_gpu_run *g, struct findings *out)
-{
-	struct finding *low = NULL;
-	size_t i, nmine = 0, nlow = 0;
-	int k;
-
-	for (i = 0; i < g->np2p; i++) {
-		const struct burn_p2p *p = &g->p2p[i];
-		int peer = p->a == g->index ? p->b : p->a;
-		bool pair_low = false;
-
-		if (p->a != g->index && p->b != g->index)
-			continue;
-		nmine += p->ab_gbs >= 0 || p->ba_gbs >= 0;
-		if (!p->can_ab || !p->can_ba) {
-			struct finding *f;
-
-			if (p->can_ab || p->can_ba)
-				f = finding_add(out, "burn.p2p_unavailable", SEV_INFO, g->index,
-						"GPU %d cannot reach GPU %d's memory directly",
-						p->can_ab ? p->b : p->a, p->can_ab ? p->a : p->b);
-			else
-				f = finding_add(
-				    out, "burn.p2p_unavailable", SEV_INFO, g->index,
-				    "GPU %d and GPU %d cannot reach each other's memory "
-				    "directly",
-				    p->a, p->b);
-
-			finding_evidence(
-			    f, "cuDeviceCanAccessPeer: GPU %d -> GPU %d %s, GPU %d -> GPU %d %s",
-			    p->a, p->b, p->can_ab ? "yes" : "no", p->b, p->a,
-			    p->can_ba ? "yes" : "no");
-			finding_evidence(f, "path: %s", p->path_what[0] ? p->path_what : "unknown");
-			finding_fix(
-			    f, 0,
-			    "nvidia-smi topo -m and nvidia-smi topo -p2p rw show the path; "
-			    "copies between them go through host memory, so keep jobs that "
-			    "talk a lot on GPUs that reach each other (on a machine built for "
-			    "P2P, check IOMMU/ACS settings and the NVLink fabric)");
-		}
-		if (p->bad_words) {
-			struct finding *f =
-			    finding_add(out, "burn.copy_errors", SEV_FAIL, g->index,
-					"GPU-to-GPU copies with GPU %d read back %llu wrong words",
-					peer, (unsigned long long)p->bad_words);
-
-			evidence_board(f, g);
-			finding_evidence(
-			    f,
-			    "destination words that differed from the source between GPU "
-			    "%d and GPU %d: %llu (copies of %llu bytes each way)",
-			    p->a, p->b, (unsigned long long)p->bad_words,
-			    (unsigned long long)p->bytes);
-			finding_fix(
-			    f, FIX_SERVICE | FIX_INTERRUPTS,
-			    "run gpuvet burn --mode memory,bandwidth on each GPU alone (-i) to "
-			    "tell which one corrupts; reset it (sudo nvidia-smi -r), reseat it "
-			    "and its NVLink bridge, then RMA the board with its serial");
-		}
-		for (k = 0; k < 2; k++) {
-			double v = p2p_rate(p, k), med = 0;
-			size_t ncopies = 0;
-			bool abs_low, sib_low;
-			char expect[120], sib[120] = "";
-
-			if (v < 0)
-				continue;
-			abs_low = p->expect_gbs > 0 && v < BURN_BW_LINK_SHARE * p->expect_gbs;
-			sib_low = p2p_median_others(g->p2p, g->np2p, i, &med, &ncopies) &&
-				  med > 0 && v < BURN_BW_SIBLING_SHARE * med;
-			if (!abs_low && !sib_low)
-				continue;
-			pair_low = true;
-			if (!low) {
-				low = finding_add(
-				    out, "burn.p2p_low", SEV_WARN, g->index,
-				    "GPU-to-GPU bandwidth low: GPU %d -> GPU %d %.1f GB/s",
-				    k ? p->b : p->a, k ? p->a : p->b, v);
-				evidence_board(low, g);
-			}
-			if (p->expect_gbs > 0)
-				str_fmt(
-				    expect, sizeof(expect),
-				    "%.0f %% of the %.1f GB/s expected of %s (under %.0f %% warns)",
-				    100 * v / p->expect_gbs, p->expect_gbs, p->path_what,
-				    100 * BURN_BW_LINK_SHARE);
-			else
-				str_fmt(expect, sizeof(expect), "expected: n/a (path %s)",
-					p->path_what[0] ? p->path_what : "unknown");
-			if (ncopies)
-				str_fmt(
-				    sib, sizeof(sib),
-				    "; %.0f %% of the median %.1f GB/s of %zu other copies over "
-				    "the same kind of path (under %.0f %% warns)",
-				    100 * v / med, med, ncopies, 100 * BURN_BW_SIBLING_SHARE);
-			finding_evidence(low, "GPU %d -> GPU %d: %.1f GB/s, %s%s", k ? p->b : p->a,
-					 k ? p->a : p->b, v, expect, sib);
-		}
-		nlow += pair_low;
-	}
-	if (!low)
-		return;
-	finding_evidence(low, "%zu of this GPU's %zu pairs measured low: %s", nlow, nmine,
-			 nmine < 2       ? "its only pair: its peer or the path between them"
-			 : nlow == nmine ? "every pair, so this GPU, its slot or its links rather "
-					   "than one peer"
-					 : "the rest are not, so the path to those peers rather "
-					   "than this GPU");
-	finding_fix(low, FIX_SERVICE | FIX_INTERRUPTS,
-		    "nvidia-smi topo -m and nvidia-smi nvlink --status show the links each pair "
-		    "uses; reseat the GPU and check its NVLink bridge or the NVSwitch fabric "
-		    "(nvidia-smi -q | grep -i fabric, nvidia-fabricmanager); on PCIe, check the "
-		    "slot and the switch; swap slots with a sibling and run gpuvet burn --mode "
-		    "bandwidth again: a low figure that follows the serial is the card");
-}
-
-/* ---- the power phase ------------------------------------------------------------------- */
-
-/* What the power phase's last half shows. */
-struct power_window {
-	size_t nsamples, npower, nce, ncap, nheat;
-	double power_mean_mw, limit_mw; /* limit: median, 0 unread */
-	bool has_sm;
-	double sm_med, sm_max; /* sm_max: median, 0 unread */
-	unsigned ce_seen;
-	int64_t t_from, t_to;
-};
-
-static bool power_window(const struct burn_gpu_run *g, struct power_window *pw)
-{
-	double *sm = xcalloc(g->n + 1, sizeof(double));
-	double *smax = xcalloc(g->n + 1, sizeof(double));
-	double *lim = xcalloc(g->n + 1, sizeof(double));
-	double sum = 0;
-	size_t i, nsm = 0, nsmax = 0, nlim = 0;
-	int64_t first = -1, last = -1, mid;
-
-	memset(pw, 0, sizeof(*pw));
-	for (i = 0; i < g->n; i++)
-		if (g->s[i].phase == BURN_MODE_POWER) {
-			if (first < 0)
-				first = g->s[i].t_ns;
-			last = g->s[i].t_ns;
-		}
-	/* the last half: clocks, fans and power have settled after the ramp */
-	mid = first + (last - first) / 2;
-	for (i = 0; first >= 0 && i < g->n; i++) {
-		const struct burn_sample *s = &g->s[i];
-
-		if (s->phase != BURN_MODE_POWER || s->t_ns < mid)
-			continue;
-		if (pw->nsamples++ == 0)
-			pw->t_from = s->t_ns;
-		pw->t_to = s->t_ns;
-		if (num_ok(&s->power_mw)) {
-			sum += (double)s->power_mw.v;
-			pw->npower++;
-		}
-		if (num_ok(&s->power_limit_mw) && s->power_limit_mw.v > 0)
-			lim[nlim++] = (double)s->power_limit_mw.v;
-		if (num_ok(&s->sm_mhz))
-			sm[nsm++] = (double)s->sm_mhz.v;
-		if (num_ok(&s->sm_max_mhz) && s->sm_max_mhz.v > 0)
-			smax[nsmax++] = (double)s->sm_max_mhz.v;
-		if (num_ok(&s->clock_events)) {
-			int64_t ce = s->clock_events.v;
-
-			pw->nce++;
-			pw->ce_seen |= (unsigned)ce;
-			if (ce & CE_SW_POWER_CAP)
-				pw->ncap++;
-			if (ce & (CE_SW_THERMAL | CE_HW_THERMAL))
-				pw->nheat++;
-		}
-	}
-	if (pw->npower)
-		pw->power_mean_mw = sum / (double)pw->npower;
-	pw->limit_mw = nlim ? median(lim, nlim) : 0;
-	pw->has_sm = nsm > 0;
-	pw->sm_med = nsm ? median(sm, nsm) : 0;
-	pw->sm_max = nsmax ? median(smax, nsmax) : 0;
-	free(sm);
-	free(smax);
-	free(lim);
-	return pw->npower > 0;
-}
-
-/* The power phase's figures, as evidence lines of f. */
-static void power_evidence(struct finding *f, const struct power_window *pw)
-{
-	char reasons[160];
-
-	if (pw->limit_mw > 0)
-		finding_evidence(f,
-				 "power over the power phase's last half (%.1f to %.1f s): %.1f W "
-				 "mean, %.0f %% of the %.1f W limit (%zu samples)",
-				 secs(pw->t_from), secs(pw->t_to), pw->power_mean_mw / 1000.0,
-				 100 * pw->power_mean_mw / pw->limit_mw, pw->limit_mw / 1000.0,
-				 pw->npower);
-	else
-		finding_evidence(f,
-				 "power over the power phase's last half (%.1f to %.1f s): %.1f W "
-				 "mean (limit unread; %zu samples)",
-				 secs(pw->t_from), secs(pw->t_to), pw->power_mean_mw / 1000.0,
-				 pw->npower);
-	if (pw->has_sm && pw->sm_max > 0)
-		finding_evidence(f, "SM clock held there: %.0f MHz median, %.0f %% of %.0f MHz max",
-				 pw->sm_med, 100 * pw->sm_med / pw->sm_max, pw->sm_max);
-	else if (pw->has_sm)
-		finding_evidence(f, "SM clock held there: %.0f MHz median (max unread)",
-				 pw->sm_med);
-	if (pw->nce) {
-		ce_names(pw->ce_seen, reasons, sizeof(reasons));
-		finding_evidence(f,
-				 "clock-event reasons there: %s; power cap in %zu, heat in %zu of "
-				 "%zu samples",
-				 reasons, pw->ncap, pw->nheat, pw->nce);
-	}
-}
-
-static void judge_power(const struct burn_gpu_run *g, struct findings *out, size_t start)
-{
-	struct power_window pw;
-	struct finding *f;
-	bool explained, clock_below, clock_low_raised = false;
-	size_t i;
-
-	if (!power_window(g, &pw))
-		return;
-	for (i = start; i < out->n; i++)
-		clock_low_raised |= !strcmp(out->v[i].def->id, "burn.clock_low");
-	explained = pw.nce && ((double)pw.ncap >= BURN_REASON_EXPLAINS_SHARE * (double)pw.nce ||
-			       (double)pw.nheat >= BURN_REASON_EXPLAINS_SHARE * (double)pw.nce);
-	clock_below = pw.has_sm && pw.sm_max > 0 && pw.sm_med < BURN_CLOCK_FULL_SHARE * pw.sm_max;
-	/* burn.clock_low already names an unexplained low clock: the power is its echo */
-	if (pw.npower >= 2 && pw.limit_mw > 0 &&
-	    pw.power_mean_mw < BURN_POWER_REACHED_SHARE * pw.limit_mw && !explained &&
-	    clock_below && !clock_low_raised) {
-		f = finding_add(out, "burn.power_not_reached", SEV_WARN, g->index,
-				"the power phase reached %.0f %% of the power limit with the clock "
-				"below max and no power cap or heat to explain it",
-				100 * pw.power_mean_mw / pw.limit_mw);
-		evidence_board(f, g);
-		power_evidence(f, &pw);
-		finding_evidence(
-		    f,
-		    "under %.0f %% of the limit with the clock under %.0f %% of max "
-		    "warns, unless the power cap or heat was active in half the samples",
-		    100 * BURN_POWER_REACHED_SHARE, 100 * BURN_CLOCK_FULL_SHARE);
-		finding_fix(
-		    f, FIX_SERVICE,
-		    "check clock locks and application clocks (nvidia-smi -q -d "
-		    "CLOCK,PERFORMANCE), then the GPU's power cables, the power supplies and "
-		    "the BMC's power events; compare with its siblings in the same run");
-		return;
-	}
-	{
-		char sum[200], clk[64] = "unread";
-
-		if (pw.has_sm)
-			str_fmt(clk, sizeof(clk), "%.0f MHz", pw.sm_med);
-		if (pw.limit_mw > 0)
-			str_fmt(sum, sizeof(sum),
-				"power phase: %.1f W, %.0f %% of the %.1f W limit, SM clock %s",
-				pw.power_mean_mw / 1000.0, 100 * pw.power_mean_mw / pw.limit_mw,
-				pw.limit_mw / 1000.0, clk);
-		else
-			str_fmt(sum, sizeof(sum), "power phase: %.1f W (limit unread), SM clock %s",
-				pw.power_mean_mw / 1000.0, clk);
-		f = finding_add(out, "burn.power", SEV_INFO, g->index, "%s", sum);
-	}
-	evidence_board(f, g);
-	power_evidence(f, &pw);
-}
-
 static void judge_pass(const struct burn_gpu_run *g, const struct timeline *tl,
 		       struct findings *out)
 {
 	struct finding *f = finding_add(out, "burn.pass", SEV_OK, g->index,
 					"passed: no wrong result, error or slowdown");
 
-	evidence_board(f, g);
+	burn_j_evidence_board(f, g);
 	if (!g->mem || g->c.products)
 		finding_evidence(f, "matrix products: %llu, all checked",
 				 (unsigned long long)g->c.products);
@@ -1436,14 +894,14 @@ static void judge_pass(const struct burn_gpu_run *g, const struct timeline *tl,
 				 tl->fig.sm_max_med > 0 ? "" : " (max unread)");
 	if (tl->has_power)
 		finding_evidence(f, "peak power: %.1f W at %.1f s%s", tl->power_max_mw / 1000.0,
-				 secs(tl->t_power_max),
+				 burn_j_secs(tl->t_power_max),
 				 tl->power_limit_mw > 0 ? "" : " (limit unread)");
 	if (tl->has_temp)
 		finding_evidence(f, "hottest: %lld C at %.1f s", (long long)tl->temp_max_c,
-				 secs(tl->t_temp_max));
+				 burn_j_secs(tl->t_temp_max));
 	if (g->bw)
-		bw_evidence(f, g->bw);
-	p2p_evidence(f, g);
+		burn_bw_evidence(f, g->bw);
+	burn_p2p_evidence(f, g);
 }
 
 enum severity burn_judge(const struct burn_gpu_run *gpus, size_t n, struct findings *out)
@@ -1468,9 +926,9 @@ enum severity burn_judge(const struct burn_gpu_run *gpus, size_t n, struct findi
 		judge_counters(g, out);
 		judge_timeline(g, &tls[i], out);
 		judge_siblings(gpus, figs, n, i, out);
-		judge_bandwidth(gpus, n, i, out);
-		judge_p2p(g, out);
-		judge_power(g, out, start);
+		burn_judge_bandwidth(gpus, n, i, out);
+		burn_judge_p2p(g, out);
+		burn_judge_power(g, out, start);
 		/* a missing view is not a fault of the GPU: it can still pass on its counters */
 		if (findings_worst_since(out, start) < SEV_WARN)
 			judge_pass(g, &tls[i], out);
@@ -1479,7 +937,7 @@ enum severity burn_judge(const struct burn_gpu_run *gpus, size_t n, struct findi
 			    out, "burn.no_telemetry", SEV_WARN, g->index,
 			    "no telemetry was read: heat, power and clocks were not judged");
 
-			evidence_board(f, g);
+			burn_j_evidence_board(f, g);
 			finding_evidence(f, "samples: %zu, none with a value read", g->n);
 			finding_fix(f, 0,
 				    "run gpuvet doctor: NVML must answer for telemetry; the "
