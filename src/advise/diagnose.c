@@ -95,6 +95,13 @@ double adv_tick_rx(const struct adv_ctx *c, const struct adv_tick *k)
 	return n ? sum : NAN;
 }
 
+double adv_rx_copy_bytes_s(const struct adv_ctx *c)
+{
+	double share = ADV_RX_COPY_SHARE * c->rx_peak;
+
+	return c->rx_peak > 0 && share < ADV_RX_COPY_BYTES_S ? share : ADV_RX_COPY_BYTES_S;
+}
+
 double adv_idle_weighted(const struct adv_ctx *c,
 			 bool (*cond)(const struct adv_ctx *, const struct adv_tick *))
 {
@@ -405,6 +412,29 @@ static void read_idle(struct adv_ctx *c)
 			    c->tick_ms / 1e3;
 }
 
+/* How steady the ticks' utilisation is: its spread, and no gap seen whole in finer samples. */
+static void read_steady(struct adv_ctx *c)
+{
+	const struct adv_timeline *tl = c->tl;
+	double *v = xcalloc(tl->nticks + 1, sizeof(*v));
+	size_t i, n = 0;
+
+	for (i = 0; i < tl->nticks; i++) {
+		double u = adv_tick_util(c, &tl->ticks[i]);
+
+		if (!isnan(u))
+			v[n++] = u;
+	}
+	c->util_med = adv_median(v, n); /* sorts v */
+	if (n) {
+		c->util_p10 = quantile_sorted(v, n, 0.1);
+		c->util_p90 = quantile_sorted(v, n, 0.9);
+	}
+	free(v);
+	c->steady = n >= ADV_MIN_TICKS && c->util_p90 - c->util_p10 <= ADV_STEADY_SPAN_PCT &&
+		    !(c->gaps.fine && c->gaps.ngaps >= ADV_MIN_GAPS);
+}
+
 /* A sentence on the gaps for evidence: "gaps: 40 seen, median 60 ms (40-80 ms), every 200 ms
  * (regular)" or "gaps shorter than the 100 ms sample, in 85 % of samples". */
 static void gaps_evidence(const struct adv_ctx *c, struct adv_cand *k)
@@ -581,6 +611,7 @@ int advise_diagnose(const struct adv_timeline *tl, struct findings *out)
 	}
 	c->rx_peak = link_peak(&tl->gpus[c->held[0]]);
 	read_gaps(c);
+	read_steady(c);
 
 	adv_rule_cpu_work(c);
 	adv_rule_starved_host(c);

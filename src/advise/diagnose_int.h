@@ -41,6 +41,20 @@
 #define ADV_SYNC_IDLE_MAX 0.50
 /* A thread at this share of one core is CPU-bound. */
 #define ADV_THREAD_BUSY_PCT 90
+/* The job's host loop, judged over the run from the main process's CPU (its threads together,
+ * median over the ticks): busy at ADV_LOOP_BUSY_PCT of a core, active at ADV_LOOP_ACTIVE_PCT.
+ * Not the busiest thread: PyTorch runs backward on its own autograd thread per device, so a
+ * CPU-bound training loop shows as one core split over two threads (seen on an H200: small.py
+ * and sync.py, whose main thread alone stayed under 90 %). */
+#define ADV_LOOP_BUSY_PCT   80
+#define ADV_LOOP_ACTIVE_PCT 50
+/* Steady utilisation: the ticks' 10th to 90th percentile within this many points, with no gap
+ * seen whole in finer samples. The idle time then comes in gaps shorter than a tick in every
+ * tick (a sync point or a launch-bound loop), not in batches' worth of waiting. */
+#define ADV_STEADY_SPAN_PCT 30
+/* Sync points inferred from steady ticks alone (no finer samples to time the gaps) need the
+ * GPU at least this utilised (median): a launch-bound job sits lower, its SMs nearly empty. */
+#define ADV_SYNC_UTIL_MIN 60
 /* Data-loader workers are saturated when their CPU is this share of one core each. */
 #define ADV_WORKERS_BUSY_SHARE 0.85
 /* Fewer workers than this is "no or few" (a loader with one worker is still serial). */
@@ -60,10 +74,15 @@
  * peak is link-bound; at ADV_RX_COPY_SHARE or more (a pageable copy reaches a third to a half
  * of the pinned rate) copies fill the gap; under ADV_RX_LOW_SHARE (or ADV_RX_LOW_BYTES_S when
  * the peak is unknown) the link is quiet. */
-#define ADV_RX_PEAK_SHARE  0.70
-#define ADV_RX_COPY_SHARE  0.15
-#define ADV_RX_LOW_SHARE   0.02
-#define ADV_RX_LOW_BYTES_S 500e6
+#define ADV_RX_PEAK_SHARE 0.70
+#define ADV_RX_COPY_SHARE 0.15
+/* ... or, whatever the link, a tick's receive rate at ADV_RX_COPY_BYTES_S: a batch per step
+ * crossing the link. The rate is a 1 s counter average over copies and compute together
+ * (h2d.py on an H200: a 77 MB pageable copy per 13.7 ms step read 5.6 GB/s, 10 % of the pinned
+ * peak), while an input-bound job moves a few hundred MB/s. */
+#define ADV_RX_COPY_BYTES_S 3e9
+#define ADV_RX_LOW_SHARE    0.02
+#define ADV_RX_LOW_BYTES_S  500e6
 /* Throttling: a slowdown reason active in this share of the busy ticks with the SM clock below
  * ADV_CLOCK_SLOW_SHARE of its maximum (thermal, HW slowdown, brake), or below
  * ADV_CLOCK_CAPPED_SHARE under the power cap alone (every H200 at full load sits at its power
@@ -147,6 +166,10 @@ struct adv_ctx {
 	double idle_share;  /* mean idle share over those ticks */
 	double span_s, tick_ms;
 	double rx_peak; /* pinned host-to-GPU rate of the first held GPU, 0 unknown */
+	/* the ticks' utilisation (mean of the held GPUs): median, 10th and 90th percentile, and
+	 * whether it is steady (ADV_STEADY_SPAN_PCT) */
+	double util_med, util_p10, util_p90;
+	bool steady;
 	bool pytorch;
 	bool launch_bound; /* advise.small_work took the idle time: kernels too short to feed */
 	struct adv_gaps gaps;
@@ -160,6 +183,8 @@ double adv_num(const struct num *n);
 double adv_tick_util(const struct adv_ctx *c, const struct adv_tick *k);
 /* The held GPUs' summed host-to-GPU rate in tick k, NAN when none was read. */
 double adv_tick_rx(const struct adv_ctx *c, const struct adv_tick *k);
+/* The host-to-GPU rate (bytes/s) at which a tick's copies fill the idle time. */
+double adv_rx_copy_bytes_s(const struct adv_ctx *c);
 /* Share of the idle time (ticks weighted by their idle share) during which cond held. */
 double adv_idle_weighted(const struct adv_ctx *c,
 			 bool (*cond)(const struct adv_ctx *, const struct adv_tick *));

@@ -285,11 +285,25 @@ void adv_rule_input_io(struct adv_ctx *c)
 
 /* ---- host-to-GPU copies --------------------------------------------------------------------- */
 
+static bool workers_saturated(const struct adv_tick *k)
+{
+	double w = hv(&k->h.workers), cpu = hv(&k->h.workers_cpu_pct);
+
+	return !isnan(w) && w >= 1 && !isnan(cpu) && cpu >= ADV_WORKERS_BUSY_SHARE * 100 * w;
+}
+
 static bool copy_tick(const struct adv_ctx *c, const struct adv_tick *k)
 {
 	double rx = adv_tick_rx(c, k);
 
-	return c->rx_peak > 0 && !isnan(rx) && rx >= ADV_RX_COPY_SHARE * c->rx_peak;
+	return !isnan(rx) && rx >= adv_rx_copy_bytes_s(c);
+}
+
+/* Copies the GPU waits for: saturated loader workers also send their batches, but then the
+ * workers are what it waits for (advise.input_pipeline). */
+static bool h2d_tick(const struct adv_ctx *c, const struct adv_tick *k)
+{
+	return copy_tick(c, k) && !workers_saturated(k);
 }
 
 static bool link_tick(const struct adv_ctx *c, const struct adv_tick *k)
@@ -303,23 +317,25 @@ void adv_rule_h2d_copies(struct adv_ctx *c)
 {
 	const struct adv_timeline *tl = c->tl;
 	const struct adv_gpu_facts *g = &tl->gpus[c->held[0]];
-	double held, at_peak, *v, rx;
+	double held, at_peak, *v, rx, th, main_cpu;
 	size_t i, n = 0;
 	struct adv_cand *k;
 
-	if (c->idle_share < ADV_IDLE_SHARE || c->rx_peak <= 0)
+	if (c->idle_share < ADV_IDLE_SHARE)
 		return;
-	held = adv_idle_weighted(c, copy_tick);
+	held = adv_idle_weighted(c, h2d_tick);
 	if (held < ADV_EXPLAINS_SHARE)
 		return;
 	at_peak = adv_idle_weighted(c, link_tick);
-	v = xcalloc(tl->nticks, sizeof(*v));
+	v = xcalloc(tl->nticks + 1, sizeof(*v));
 	for (i = 0; i < tl->nticks; i++)
-		if (c->idle[i] >= 0.2 && copy_tick(c, &tl->ticks[i]))
+		if (c->idle[i] >= 0.2 && h2d_tick(c, &tl->ticks[i]))
 			v[n++] = adv_tick_rx(c, &tl->ticks[i]);
 	rx = adv_median(v, n);
 	free(v);
-	if (at_peak >= held / 2) {
+	th = adv_host_median(c, H(main_thread_max_pct), true);
+	main_cpu = adv_host_median(c, H(main_cpu_pct), true);
+	if (c->rx_peak > 0 && at_peak >= held / 2) {
 		k = adv_cand_add(c, "advise.h2d_copies", SEV_WARN, c->idle_share * held,
 				 "the GPU waits while host-to-GPU copies run at the link's peak "
 				 "(%.1f of %.1f GB/s)",
@@ -336,10 +352,18 @@ void adv_rule_h2d_copies(struct adv_ctx *c)
 			  "it fits, send compact types (uint8, converted on the GPU), and overlap "
 			  "the next batch's copy with this step (pinned buffers, async copies)");
 	} else {
-		k = adv_cand_add(c, "advise.h2d_copies", SEV_WARN, c->idle_share * held,
-				 "the GPU waits on host-to-GPU copies at %.1f GB/s, %.0f %% of the "
-				 "%.1f GB/s a pinned copy reaches: pageable memory",
-				 rx / 1e9, rx * 100 / c->rx_peak, c->rx_peak / 1e9);
+		if (c->rx_peak > 0)
+			k = adv_cand_add(
+			    c, "advise.h2d_copies", SEV_WARN, c->idle_share * held,
+			    "the GPU waits on host-to-GPU copies at %.1f GB/s, %.0f %% of "
+			    "the %.1f GB/s a pinned copy reaches: pageable memory",
+			    rx / 1e9, rx * 100 / c->rx_peak, c->rx_peak / 1e9);
+		else
+			k = adv_cand_add(
+			    c, "advise.h2d_copies", SEV_WARN, c->idle_share * held,
+			    "the GPU waits on host-to-GPU copies at %.1f GB/s (the link's "
+			    "pinned rate unknown): likely from pageable memory",
+			    rx / 1e9);
 		adv_cand_fix(
 		    k, "%s",
 		    c->pytorch
@@ -354,11 +378,30 @@ void adv_rule_h2d_copies(struct adv_ctx *c)
 	k->explains_idle = true;
 	k->gap_evidence = true;
 	idle_ev(c, k);
-	adv_cand_ev(k,
-		    "PCIe receive (host to GPU) in idle ticks: median %.1f GB/s; %.0f %% of "
-		    "the idle time at %.0f %% of the peak or more",
-		    rx / 1e9, at_peak * 100, ADV_RX_PEAK_SHARE * 100);
-	if (num_ok(&g->pcie_peak_bytes_s))
+	if (c->rx_peak > 0)
+		adv_cand_ev(k,
+			    "PCIe receive (host to GPU) in idle ticks: median %.1f GB/s, averaged "
+			    "over copies and compute (the copy itself runs faster while it lasts); "
+			    "%.0f %% of the idle time at %.0f %% of the peak or more",
+			    rx / 1e9, at_peak * 100, ADV_RX_PEAK_SHARE * 100);
+	else
+		adv_cand_ev(k,
+			    "PCIe receive (host to GPU) in idle ticks: median %.1f GB/s, averaged "
+			    "over copies and compute",
+			    rx / 1e9);
+	if (c->gaps.regular && c->gaps.period_ms > 0)
+		adv_cand_ev(k, "about %.0f MB per step (the receive rate over the %.0f ms step)",
+			    rx * c->gaps.period_ms / 1e3 / 1e6, c->gaps.period_ms);
+	if (!isnan(th))
+		adv_cand_ev(k,
+			    "main process's busiest thread: median %.0f %% of a core while the GPU "
+			    "was idle (the process %.0f %%): a blocking copy runs on the thread "
+			    "that launches the work",
+			    th, isnan(main_cpu) ? th : main_cpu);
+	if (c->rx_peak <= 0)
+		adv_cand_ev(k, "pinned peak on this link: unknown (neither measured nor the link's "
+			       "generation and width read)");
+	else if (num_ok(&g->pcie_peak_bytes_s))
 		adv_cand_ev(k, "pinned peak on this link: %.1f GB/s (measured)", c->rx_peak / 1e9);
 	else
 		adv_cand_ev(k, "pinned peak on this link: %.1f GB/s (its line rate x 0.8)",
@@ -367,13 +410,6 @@ void adv_rule_h2d_copies(struct adv_ctx *c)
 }
 
 /* ---- the input pipeline, CPU-bound --------------------------------------------------------- */
-
-static bool workers_saturated(const struct adv_tick *k)
-{
-	double w = hv(&k->h.workers), cpu = hv(&k->h.workers_cpu_pct);
-
-	return !isnan(w) && w >= 1 && !isnan(cpu) && cpu >= ADV_WORKERS_BUSY_SHARE * 100 * w;
-}
 
 static bool few_workers(const struct adv_ctx *c, double w)
 {
@@ -393,11 +429,32 @@ static bool main_busy_tick(const struct adv_ctx *c, const struct adv_tick *k)
 	return main_busy(k);
 }
 
+/* The host loop busy in tick k: its main process at ADV_LOOP_BUSY_PCT of a core (its threads
+ * together), or its busiest thread CPU-bound. */
+static bool loop_busy_tick(const struct adv_ctx *c, const struct adv_tick *k)
+{
+	double p = hv(&k->h.main_cpu_pct);
+
+	(void)c;
+	return (!isnan(p) && p >= ADV_LOOP_BUSY_PCT) || main_busy(k);
+}
+
+/* The host loop's CPU over the run, in % of one core: the main process's median (its threads
+ * together), else its busiest thread's; NAN when neither was read. */
+static double loop_median(const struct adv_ctx *c)
+{
+	double p = adv_host_median(c, H(main_cpu_pct), false);
+
+	return isnan(p) ? adv_host_median(c, H(main_thread_max_pct), false) : p;
+}
+
 static bool pipeline_tick(const struct adv_ctx *c, const struct adv_tick *k)
 {
+	if (workers_saturated(k))
+		return true;
 	if (copy_tick(c, k))
 		return false; /* the main thread is busy copying: advise.h2d_copies */
-	return (main_busy(k) && few_workers(c, hv(&k->h.workers))) || workers_saturated(k);
+	return main_busy(k) && few_workers(c, hv(&k->h.workers));
 }
 
 static bool saturated_tick(const struct adv_ctx *c, const struct adv_tick *k)
@@ -528,33 +585,77 @@ static bool sync_tick(const struct adv_ctx *c, const struct adv_tick *k)
 	return main_busy(k) && (isnan(rx) || rx < low) && !workers_saturated(k);
 }
 
+/* Sync points from the ticks alone, when no finer samples time the gaps: utilisation steady
+ * and fairly high (every tick partly idle, none idle for long), the host loop active, the link
+ * quiet, no saturated workers and the SMs not empty (else advise.small_work). From outside this
+ * is the likeliest cause, not a measured one: the finding says how to confirm it. (sync.py on
+ * an H200: .item(), print, .cpu() and synchronize() every 19 ms step, 74 % utilised.) */
+static bool steady_sync(const struct adv_ctx *c, double *loop)
+{
+	double rx;
+
+	*loop = loop_median(c);
+	return c->steady && c->gaps.ngaps < ADV_MIN_GAPS && c->util_med >= ADV_SYNC_UTIL_MIN &&
+	       c->idle_share < ADV_SYNC_IDLE_MAX && !isnan(*loop) && *loop >= ADV_LOOP_ACTIVE_PCT &&
+	       rx_low(c, &rx) && adv_idle_weighted(c, saturated_tick) < ADV_EXPLAINS_SHARE &&
+	       !adv_has(c, "advise.small_work");
+}
+
 void adv_rule_sync_points(struct adv_ctx *c)
 {
-	double held, th, rx, w;
+	double held = 0, th, rx, w, loop = NAN;
+	bool inferred = false;
 	struct adv_cand *k;
 
 	if (c->idle_share < ADV_IDLE_SHARE || adv_has(c, "advise.cpu_work") ||
 	    adv_has(c, "advise.input_pipeline") || adv_has(c, "advise.h2d_copies") ||
 	    c->launch_bound)
 		return;
-	if (!c->gaps.short_gaps || !(c->gaps.regular || c->gaps.ngaps < ADV_MIN_GAPS))
-		return;
-	held = adv_idle_weighted(c, sync_tick);
-	if (held < ADV_EXPLAINS_SHARE)
-		return;
+	if (c->gaps.short_gaps && (c->gaps.regular || c->gaps.ngaps < ADV_MIN_GAPS))
+		held = adv_idle_weighted(c, sync_tick);
+	if (held < ADV_EXPLAINS_SHARE) {
+		if (!steady_sync(c, &loop))
+			return;
+		/* all of the idle time: it is spread over every tick */
+		held = 1;
+		inferred = true;
+	}
 	th = adv_host_median(c, H(main_thread_max_pct), true);
 	w = adv_host_median(c, H(workers), false);
 	rx_low(c, &rx);
-	k = adv_cand_add(c, "advise.sync_points", SEV_WARN, c->idle_share * held,
-			 "the GPU stalls in short gaps every step while the main thread waits on "
-			 "it: a host sync point");
+	if (inferred) {
+		k = adv_cand_add(
+		    c, "advise.sync_points", SEV_WARN, c->idle_share * held,
+		    "the GPU idles %.0f %% of the time in gaps shorter than a tick while "
+		    "the host loop works: most likely a host sync point every step",
+		    c->idle_share * 100);
+		idle_ev(c, k);
+		adv_cand_ev(k,
+			    "utilisation steady: median %.0f %%, 10th-90th percentile %.0f-%.0f %% "
+			    "of the ticks, no gap seen whole%s",
+			    c->util_med, c->util_p10, c->util_p90,
+			    c->gaps.fine ? ""
+					 : " (NVML's finer samples not read: the gaps' length "
+					   "and period are unknown)");
+		adv_cand_ev(k,
+			    "main process: median %.0f %% of a core (its threads together), its "
+			    "busiest thread %.0f %%: it launches, then waits",
+			    loop, th);
+	} else {
+		k = adv_cand_add(c, "advise.sync_points", SEV_WARN, c->idle_share * held,
+				 "the GPU stalls in short gaps every step while the main thread "
+				 "waits on it: a host sync point");
+		k->gap_evidence = true;
+		idle_ev(c, k);
+		if (c->gaps.period_ms > 0 && c->gaps.regular)
+			adv_cand_ev(k, "step rate from the gaps: %.1f steps/s",
+				    1000 / c->gaps.period_ms);
+		adv_cand_ev(k,
+			    "main process's busiest thread: median %.0f %% of a core during the "
+			    "gaps",
+			    th);
+	}
 	k->explains_idle = true;
-	k->gap_evidence = true;
-	idle_ev(c, k);
-	if (c->gaps.period_ms > 0 && c->gaps.regular)
-		adv_cand_ev(k, "step rate from the gaps: %.1f steps/s", 1000 / c->gaps.period_ms);
-	adv_cand_ev(k, "main process's busiest thread: median %.0f %% of a core during the gaps",
-		    th);
 	if (isnan(rx))
 		adv_cand_ev(k, "PCIe receive: not read");
 	else
@@ -562,8 +663,23 @@ void adv_rule_sync_points(struct adv_ctx *c)
 			    rx / 1e9);
 	if (!isnan(w))
 		adv_cand_ev(k, "data-loader workers: %.0f, not saturated", w);
-	share_ev(c, k, held);
-	if (c->pytorch)
+	if (inferred)
+		adv_cand_ev(k,
+			    "estimated share of lost GPU time: %.0f %% (the idle time: 100 - %.0f "
+			    "%% utilisation)",
+			    k->share * 100, (1 - c->idle_share) * 100);
+	else
+		share_ev(c, k, held);
+	if (c->pytorch && inferred)
+		adv_cand_fix(
+		    k, "confirm first: torch.cuda.set_sync_debug_mode(\"warn\") at the start of "
+		       "the script warns at each call that waits for the GPU, with its line; or "
+		       "the PyTorch profiler (torch.profiler: cudaStreamSynchronize and "
+		       "cudaMemcpy in the trace). Then find what waits each step: loss.item(), "
+		       "print(tensor), tensor.cpu() or .numpy(), a Python if on a GPU value, "
+		       "torch.cuda.synchronize(); accumulate on the GPU (total += "
+		       "loss.detach()) and read it every 100 steps");
+	else if (c->pytorch)
 		adv_cand_fix(
 		    k, "find what waits for the GPU each step: loss.item(), print(tensor), "
 		       "tensor.cpu() or .numpy(), a Python if on a GPU value, "
@@ -572,10 +688,14 @@ void adv_rule_sync_points(struct adv_ctx *c)
 		       "torch.cuda.set_sync_debug_mode(\"warn\") names each sync in the code");
 	else
 		adv_cand_fix(
-		    k, "read values back from the GPU every N steps, not every step: keep "
-		       "metrics on the device and fetch them when logging (TensorFlow: avoid "
-		       ".numpy() in the step; JAX: avoid float(x) or x.block_until_ready() each "
-		       "step)");
+		    k,
+		    "%sread values back from the GPU every N steps, not every step: keep "
+		    "metrics on the device and fetch them when logging (TensorFlow: avoid "
+		    ".numpy() in the step; JAX: avoid float(x) or x.block_until_ready() each "
+		    "step)",
+		    inferred ? "confirm first with a profiler (nsys profile -t cuda,osrt: "
+			       "cudaStreamSynchronize and cudaMemcpy calls each step); then "
+			     : "");
 }
 
 /* ---- several GPUs ------------------------------------------------------------------------------
@@ -790,8 +910,9 @@ void adv_rule_small_work(struct adv_ctx *c)
 	double *eff = xcalloc(cap, sizeof(*eff)), *smh = xcalloc(cap, sizeof(*smh));
 	double *occ = xcalloc(cap, sizeof(*occ)), *ut = xcalloc(cap, sizeof(*ut));
 	double *sm = xcalloc(cap, sizeof(*sm));
-	double waste = 0, effm, smhm, occm, utm, smm, launch = 0;
-	bool high, thin;
+	double waste = 0, effm, smhm, occm, utm, smm, launch = 0, sum_u = 0, sum_s = 0, eff_all;
+	double loop = loop_median(c);
+	bool high, thin, steady_launch;
 	size_t t;
 	int i;
 	struct adv_cand *k;
@@ -810,6 +931,8 @@ void adv_rule_small_work(struct adv_ctx *c)
 			if (!isnan(l) && l >= ADV_NVLINK_ACTIVE_BYTES_S)
 				continue;
 			nread++;
+			sum_u += u;
+			sum_s += s;
 			if (u < ADV_GAP_PCT)
 				continue;
 			ut[nwork] = u;
@@ -833,16 +956,38 @@ void adv_rule_small_work(struct adv_ctx *c)
 	free(sm);
 	if (nread == 0)
 		return;
+	eff_all = sum_u > 0 ? sum_s / sum_u : NAN;
+	if (nwork == 0) {
+		/* every tick under ADV_GAP_PCT: the run's figures instead */
+		utm = c->util_med;
+		smm = sum_s / (double)nread;
+		effm = eff_all;
+	}
 	/* busy but the SMs empty; or, busy or not, a running kernel fills few SMs */
 	high = (double)nhigh >= 0.5 * (double)nread && smhm < ADV_SM_ACTIVE_LOW;
 	thin = (double)nwork >= 0.5 * (double)nread && effm < ADV_SM_EFFICIENCY_LOW;
-	if (!high && !thin)
+	/* Launch-bound at a low, steady utilisation: tiny kernels every few microseconds keep each
+	 * tick a little "utilised" (some ticks under ADV_GAP_PCT, none idle for long), the SMs
+	 * nearly empty, the host loop busy launching them and no saturated loader or copy to wait
+	 * for (small.py on an H200: 12 % utilised, batch 8). */
+	steady_launch = c->steady && c->idle_share >= ADV_IDLE_SHARE &&
+			c->util_med >= ADV_CPU_WORK_UTIL_PCT && !isnan(eff_all) &&
+			eff_all < ADV_SM_EFFICIENCY_LOW && !isnan(loop) &&
+			loop >= ADV_LOOP_BUSY_PCT &&
+			adv_idle_weighted(c, saturated_tick) < ADV_EXPLAINS_SHARE &&
+			adv_idle_weighted(c, copy_tick) < ADV_EXPLAINS_SHARE;
+	if (!high && !thin && !steady_launch)
 		return;
 	/* Launch-bound: the kernels are so short that the main thread, busy launching them, cannot
 	 * keep the GPU fed; the idle comes in gaps shorter than a sample. That idle is this
 	 * cause's too, not a sync point's or the input's. */
 	if (c->idle_share >= ADV_IDLE_SHARE && c->gaps.short_gaps) {
 		launch = adv_idle_weighted(c, main_busy_tick);
+		if (launch < ADV_EXPLAINS_SHARE)
+			launch = 0;
+	}
+	if (launch == 0 && steady_launch) {
+		launch = adv_idle_weighted(c, loop_busy_tick);
 		if (launch < ADV_EXPLAINS_SHARE)
 			launch = 0;
 	}
@@ -859,7 +1004,18 @@ void adv_rule_small_work(struct adv_ctx *c)
 	if (nocc)
 		adv_cand_ev(k, "SM occupancy (GPM): median %.0f %% of the resident warps possible",
 			    occm);
-	if (c->launch_bound) {
+	if (c->launch_bound && steady_launch) {
+		/* no gap evidence: ticks under ADV_GAP_PCT here are jitter around a low level */
+		k->explains_idle = true;
+		idle_ev(c, k);
+		adv_cand_ev(
+		    k,
+		    "launch-bound: utilisation steady (10th-90th percentile %.0f-%.0f %% of "
+		    "the ticks), never idle for long; the main process at %d %% of a core or "
+		    "more (its threads together: the loop and autograd's) during %.0f %% of "
+		    "the idle time, median %.0f %%",
+		    c->util_p10, c->util_p90, ADV_LOOP_BUSY_PCT, launch * 100, loop);
+	} else if (c->launch_bound) {
 		k->explains_idle = true;
 		k->gap_evidence = true;
 		idle_ev(c, k);
@@ -874,13 +1030,14 @@ void adv_rule_small_work(struct adv_ctx *c)
 		    k->share * 100, c->launch_bound ? ", plus the idle time spent launching" : "");
 	adv_cand_fix(
 	    k, "%s",
-	    c->pytorch
-		? "give each launch more work: a larger batch (double it while memory "
-		  "allows, scale the learning rate with it), model = torch.compile(model, "
-		  "mode=\"reduce-overhead\") (CUDA graphs, fused small ops), mixed precision "
-		  "(torch.autocast) to make room for the batch"
-		: "give each launch more work: larger batches, fused kernels (jax.jit, "
-		  "tf.function(jit_compile=True)), CUDA graphs to cut launch overhead");
+	    c->pytorch ? "give each launch more work: a larger batch (double it while memory "
+			 "allows, scale the learning rate with it), model = torch.compile(model, "
+			 "mode=\"reduce-overhead\") (CUDA graphs, fused small ops), or capture the "
+			 "step in CUDA graphs yourself (torch.cuda.make_graphed_callables), mixed "
+			 "precision "
+			 "(torch.autocast) to make room for the batch"
+		       : "give each launch more work: larger batches, fused kernels (jax.jit, "
+			 "tf.function(jit_compile=True)), CUDA graphs to cut launch overhead");
 }
 
 static const struct {

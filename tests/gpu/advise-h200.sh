@@ -14,7 +14,14 @@
 # cost: healthy.py's step rate with advise attached against healthy.py without it, and
 # advise's CPU (measured from outside, and as its --json says).
 #
-# Usage: sh tests/gpu/advise-h200.sh   (GPUVET, PY, OUT, JOBS, PLAIN, FIXED, DUR override)
+# healthy runs first, so that a short budget still measures the control and advise's cost;
+# then the jobs the rules once missed on the H200 (small, sync, h2d), then the rest. No run
+# that would end past BUDGET is started. With $OUT set, the raw outputs ($OUT/advise/: the
+# timelines, advise's JSON, the jobs' output, the summary) are packed at the end into one file,
+# $OUT/advise.tgz (the device returns only a few files), also when stopped by SIGTERM; the
+# summary stays on stdout.
+#
+# Usage: sh tests/gpu/advise-h200.sh   (GPUVET, PY, OUT, JOBS, PLAIN, FIXED, DUR, BUDGET override)
 # Needs: gpuvet built and carried (.carry/build/gpuvet, else build/gpuvet, else ./gpuvet),
 # PyTorch with CUDA.
 # Exits 1 when a job was not diagnosed as expected or could not run.
@@ -36,13 +43,14 @@ if [ -z "$GPUVET" ]; then
 fi
 GPUVET=${GPUVET:-$TOP/.carry/build/gpuvet}
 PY=${PY:-/opt/torch/.venv/bin/python}
-JOBS=${JOBS:-input small sync h2d leak cpu starved healthy}
+JOBS=${JOBS:-healthy small sync h2d input leak cpu starved}
 PLAIN=${PLAIN:-25}	# seconds each plain job measures (advise is attached for DUR of them)
 FIXED=${FIXED:-8}	# seconds each fixed variant measures
 DUR=${DUR:-20}		# advise --duration
 SETTLE=${SETTLE:-2}	# seconds between the job's ready file and advise's start
-BUDGET=${BUDGET:-560}	# no run that would end past this many seconds is started
-D=${OUT:-$(mktemp -d)}/advise
+BUDGET=${BUDGET:-480}	# no run that would end past this many seconds is started
+BASE=${OUT:-$(mktemp -d)}
+D=$BASE/advise
 J="$TOP/tests/gpu/advise"
 mkdir -p "$D"
 T0=$(date +%s)
@@ -51,23 +59,52 @@ problems=0
 say() { echo "== [$(($(date +%s) - T0))s] $*"; }
 problem() { echo "PROBLEM: $*"; problems=$((problems + 1)); }
 
+# pack: $OUT/advise/ into $OUT/advise.tgz, once (without $OUT the raw folder stays as it is)
+packed=0
+pack() {
+	[ "$packed" = 1 ] && return 0
+	packed=1
+	[ -n "${OUT:-}" ] || return 0
+	if tar -C "$BASE" -czf "$BASE/advise.tgz" advise; then
+		rm -rf "$D"
+		echo "outputs packed: $BASE/advise.tgz ($(wc -c <"$BASE/advise.tgz") bytes)"
+	else
+		echo "PROBLEM: could not pack $D into $BASE/advise.tgz: left as it is"
+	fi
+}
+# finish RC: pack and exit
+finish() {
+	pack
+	exit "$1"
+}
+# stopped: end the job and nvidia-smi this script started (run() sets jp and sp), then pack
+jp= sp=
+stopped() {
+	echo "== stopped ($1)"
+	[ -n "$jp" ] && kill "$jp" 2>/dev/null
+	[ -n "$sp" ] && kill "$sp" 2>/dev/null
+	finish "$2"
+}
+trap 'stopped SIGTERM 143' TERM
+trap 'stopped SIGINT 130' INT
+
 # ---- preflight -------------------------------------------------------------------------
 if ! timeout 20 nvidia-smi -L >"$D/gpus.txt" 2>&1; then
 	echo "SKIP: no NVIDIA GPU here ($(head -c 200 "$D/gpus.txt"))"
-	exit 0
+	finish 0
 fi
 head -1 "$D/gpus.txt"
 if ! timeout 10 "$GPUVET" version >"$D/version.txt" 2>&1; then
 	echo "FAIL: cannot run $GPUVET: $(head -c 300 "$D/version.txt")"
-	exit 1
+	finish 1
 fi
 if ! timeout 10 "$GPUVET" advise --help >/dev/null 2>&1; then
 	echo "FAIL: $GPUVET has no advise command (built from a tree without it?)"
-	exit 1
+	finish 1
 fi
 if ! timeout 90 "$PY" -c 'import torch; assert torch.cuda.is_available(); print("torch", torch.__version__, "cuda", torch.version.cuda)' >"$D/torch.txt" 2>&1; then
 	echo "FAIL: PyTorch with CUDA is not usable with $PY: $(tail -c 300 "$D/torch.txt")"
-	exit 1
+	finish 1
 fi
 echo "gpuvet: $(cat "$D/version.txt"); $(cat "$D/torch.txt"); raw outputs in $D"
 
@@ -131,7 +168,10 @@ for job in $JOBS; do
 done
 
 say "summary"
-"$PY" "$J/report.py" summary "$D" "$EXPECT" $JOBS
+"$PY" "$J/report.py" summary "$D" "$EXPECT" $JOBS >"$D/summary.txt" 2>&1
 src=$?
+cat "$D/summary.txt"
 say "done: $problems problem(s); raw outputs in $D"
-[ "$src" -eq 0 ] && [ "$problems" -eq 0 ]
+rc=1
+[ "$src" -eq 0 ] && [ "$problems" -eq 0 ] && rc=0
+finish "$rc"

@@ -719,6 +719,209 @@ static void test_starved_host_affinity(void)
 	CHECK(fix_has("advise.starved_host", "taskset -cp 4242"));
 }
 
+/* ---- as measured on an H200 (advise PID --duration 15, 100 ms ticks, GPM read, NVML's finer
+ * samples not read: tl.util empty) ----------------------------------------------------------- */
+
+/* Every tick: a field set from a repeating pattern (what real ticks look like: jitter around a
+ * level; a thread's CPU moves in steps of 10 % at the kernel's 100 Hz over a 100 ms tick). */
+#define CYCLE_H(field, ...)                                                                        \
+	do {                                                                                       \
+		static const int64_t v_[] = {__VA_ARGS__};                                         \
+		size_t i_;                                                                         \
+		for (i_ = 0; i_ < tl.nticks; i_++)                                                 \
+			set(&tl.ticks[i_].h.field, v_[i_ % ARRAY_SIZE(v_)]);                       \
+	} while (0)
+#define CYCLE_G(gpu, field, ...)                                                                   \
+	do {                                                                                       \
+		static const int64_t v_[] = {__VA_ARGS__};                                         \
+		size_t i_;                                                                         \
+		for (i_ = 0; i_ < tl.nticks; i_++)                                                 \
+			set(&tl.ticks[i_].g[gpu].field, v_[i_ % ARRAY_SIZE(v_)]);                  \
+	} while (0)
+
+static void test_h200_small_launch_bound_low_util(void)
+{
+	/* small.py: batch 8, tiny layers: utilisation a steady 12 % (some ticks under 10 %, none
+	 * near 0), SM active about 1 %, the host loop launching at 100 % of a core, split over
+	 * the main thread (forward, optimizer) and autograd's thread (backward), neither at 90 %;
+	 * no workers, the link idle; the first finding was advise.unclear */
+	healthy(1, 1);
+	CYCLE_G(0, util_pct, 12, 9, 15, 11, 14, 8, 13, 10, 16, 12);
+	CYCLE_G(0, sm_active_pct, 1, 0, 1, 1, 1, 0, 1, 1, 1, 1);
+	ALL_G(0, sm_occupancy_pct, 2);
+	ALL_G(0, tensor_active_pct, 0);
+	ALL_G(0, pcie_rx_bytes_s, 20000000);
+	CYCLE_H(main_thread_max_pct, 60, 50, 60, 50, 60);
+	CYCLE_H(main_cpu_pct, 100, 90, 100, 110, 100);
+	CYCLE_H(tree_cpu_pct, 100, 90, 100, 110, 100);
+	ALL_H(workers, 0);
+	ALL_H(workers_cpu_pct, 0);
+	ALL_H(workers_busy, 0);
+	diagnose();
+	CHECK(pos("advise.small_work") == 0);
+	CHECK(!has("advise.unclear"));
+	CHECK(!has("advise.input_pipeline"));
+	CHECK(!has("advise.sync_points"));
+	CHECK(ev_has("advise.small_work", "launch-bound"));
+	CHECK(ev_has("advise.small_work", "steady"));
+	CHECK(fix_has("advise.small_work", "larger batch"));
+	CHECK(fix_has("advise.small_work", "reduce-overhead"));
+	CHECK(fix_has("advise.small_work", "CUDA graphs"));
+}
+
+static void test_h200_sync_steady_ticks(void)
+{
+	/* sync.py: .item(), print, .cpu() and synchronize() every 19 ms step: utilisation 60-90 %
+	 * in every tick (the gaps are inside each tick), SM active about 80 % of it, the main
+	 * process at 70-90 % of a core (it launches, then waits in the sync) split over the main
+	 * thread and autograd's, no workers (the data is on the GPU), the link quiet; the first
+	 * finding was advise.unclear */
+	healthy(1, 1);
+	CYCLE_G(0, util_pct, 74, 68, 81, 77, 62, 85, 72, 79, 70, 76);
+	CYCLE_G(0, sm_active_pct, 60, 55, 66, 62, 50, 69, 58, 64, 57, 61);
+	ALL_G(0, pcie_rx_bytes_s, 30000000);
+	CYCLE_H(main_thread_max_pct, 50, 60, 40, 50, 60);
+	CYCLE_H(main_cpu_pct, 80, 90, 70, 80, 90);
+	CYCLE_H(tree_cpu_pct, 80, 90, 70, 80, 90);
+	ALL_H(workers, 0);
+	ALL_H(workers_cpu_pct, 0);
+	ALL_H(workers_busy, 0);
+	diagnose();
+	CHECK(pos("advise.sync_points") == 0);
+	CHECK(get("advise.sync_points")->sev == SEV_WARN);
+	CHECK(!has("advise.unclear"));
+	CHECK(!has("advise.small_work"));
+	CHECK(!has("advise.input_pipeline"));
+	/* the share lost is the idle time: 100 - 74 % utilisation */
+	CHECK(ev_has("advise.sync_points", "estimated share of lost GPU time: 26 %"));
+	CHECK(ev_has("advise.sync_points", "steady"));
+	CHECK(fix_has("advise.sync_points", "set_sync_debug_mode(\"warn\")"));
+	CHECK(fix_has("advise.sync_points", "profiler"));
+	CHECK(!fix_has("advise.sync_points", "CUDA_LAUNCH_BLOCKING"));
+}
+
+static void test_h200_sync_vs_small_by_sm(void)
+{
+	/* the same steady 74 % with the main thread busy, but SM active a tenth of it: the
+	 * launches are too small (advise.small_work), not a sync point */
+	healthy(1, 1);
+	CYCLE_G(0, util_pct, 74, 68, 81, 77, 62, 85, 72, 79, 70, 76);
+	ALL_G(0, sm_active_pct, 7);
+	ALL_G(0, pcie_rx_bytes_s, 30000000);
+	CYCLE_H(main_thread_max_pct, 100, 90, 100, 110, 100);
+	ALL_H(workers, 0);
+	ALL_H(workers_cpu_pct, 0);
+	diagnose();
+	CHECK(pos("advise.small_work") == 0);
+	CHECK(!has("advise.sync_points"));
+	CHECK(!has("advise.unclear"));
+}
+
+static void test_h200_h2d_pageable_moderate_rate(void)
+{
+	/* h2d.py: a 77 MB pageable batch copied with a blocking .to("cuda") every 13.7 ms step:
+	 * utilisation 23 %, PCIe receive 5.6 GB/s sustained (10 % of the 55 GB/s pinned peak: the
+	 * 1 s counter averages the copy with the compute), the main thread at 100 % in the copy,
+	 * no workers; the first finding was advise.input_pipeline */
+	size_t i;
+
+	healthy(1, 1);
+	CYCLE_G(0, util_pct, 23, 21, 25, 22, 24, 23);
+	CYCLE_G(0, sm_active_pct, 18, 16, 20, 17, 19, 18);
+	ALL_G(0, pcie_rx_bytes_s, 5600000000LL);
+	/* the first second: no earlier counter reading, no rate */
+	for (i = 0; i < 10; i++)
+		tl.ticks[i].g[0].pcie_rx_bytes_s.st = VAL_NA;
+	CYCLE_H(main_thread_max_pct, 100, 90, 100, 110, 100);
+	ALL_H(main_cpu_pct, 100);
+	ALL_H(tree_cpu_pct, 100);
+	ALL_H(workers, 0);
+	ALL_H(workers_cpu_pct, 0);
+	diagnose();
+	CHECK(pos("advise.h2d_copies") == 0);
+	CHECK(!has("advise.input_pipeline"));
+	CHECK(!has("advise.unclear"));
+	CHECK(ev_has("advise.h2d_copies", "5.6 GB/s"));
+	CHECK(ev_has("advise.h2d_copies", "pageable"));
+	CHECK(ev_has("advise.h2d_copies", "main process's busiest thread"));
+	CHECK(fix_has("advise.h2d_copies", "pin_memory"));
+	CHECK(fix_has("advise.h2d_copies", "non_blocking=True"));
+}
+
+static void test_h2d_moderate_rate_peak_unknown(void)
+{
+	/* the same with the link's rate unknown (no peak, no generation or width read) */
+	healthy(1, 1);
+	tl.gpus[0].pcie_peak_bytes_s.st = VAL_NA;
+	tl.gpus[0].pcie_gen.st = tl.gpus[0].pcie_max_gen.st = VAL_NA;
+	ALL_G(0, util_pct, 23);
+	ALL_G(0, pcie_rx_bytes_s, 5600000000LL);
+	ALL_H(main_thread_max_pct, 100);
+	ALL_H(workers, 0);
+	diagnose();
+	CHECK(pos("advise.h2d_copies") == 0);
+	CHECK(!has("advise.input_pipeline"));
+	CHECK(ev_has("advise.h2d_copies", "unknown"));
+}
+
+static void test_h2d_saturated_workers_stay_input(void)
+{
+	/* a loader whose workers are saturated also moves its batches (4 GB/s): more workers is
+	 * the fix, the copies are not what the GPU waits for */
+	healthy(1, 1);
+	ALL_G(0, util_pct, 45);
+	ALL_G(0, pcie_rx_bytes_s, 4000000000LL);
+	ALL_H(workers, 4);
+	ALL_H(workers_cpu_pct, 395);
+	diagnose();
+	CHECK(pos("advise.input_pipeline") == 0);
+	CHECK(ev_has("advise.input_pipeline", "saturated"));
+	CHECK(!has("advise.h2d_copies"));
+}
+
+static void test_input_coarse_low_util_stays_input(void)
+{
+	/* input.py on 100 ms ticks: a 160 ms batch prepared on one core, then a few ms of
+	 * full-size kernels: utilisation low and fairly steady too, but the SMs full while a
+	 * kernel runs: the input pipeline, not launch-bound small work */
+	healthy(1, 1);
+	CYCLE_G(0, util_pct, 8, 0, 12, 6, 0, 10, 8, 0, 14, 6);
+	CYCLE_G(0, sm_active_pct, 6, 0, 10, 5, 0, 8, 6, 0, 11, 5);
+	ALL_G(0, pcie_rx_bytes_s, 300000000);
+	CYCLE_H(main_thread_max_pct, 100, 90, 100, 110, 100);
+	ALL_H(main_cpu_pct, 100);
+	ALL_H(tree_cpu_pct, 100);
+	ALL_H(workers, 0);
+	ALL_H(workers_cpu_pct, 0);
+	diagnose();
+	CHECK(pos("advise.input_pipeline") == 0);
+	CHECK(!has("advise.small_work"));
+	CHECK(!has("advise.sync_points"));
+}
+
+static void test_h200_healthy_ok_only(void)
+{
+	/* healthy.py: a convnet on batches already on the GPU, utilisation 98-100 %, SM active
+	 * about 88 %, the main thread at 100 % (it runs ahead and waits for room in the launch
+	 * queue), no workers, the link quiet, at the power cap a little below max clock */
+	healthy(1, 1);
+	CYCLE_G(0, util_pct, 99, 100, 98, 100, 99);
+	CYCLE_G(0, sm_active_pct, 88, 90, 86, 89, 87);
+	ALL_G(0, sm_occupancy_pct, 30);
+	ALL_G(0, pcie_rx_bytes_s, 20000000);
+	ALL_G(0, clock_events, CE_SW_POWER_CAP);
+	CYCLE_G(0, sm_mhz, 1755, 1830, 1785, 1980, 1800);
+	ALL_G(0, power_mw, 698000);
+	CYCLE_H(main_thread_max_pct, 100, 90, 100, 110, 100);
+	ALL_H(workers, 0);
+	ALL_H(workers_cpu_pct, 0);
+	ALL_H(workers_busy, 0);
+	diagnose();
+	CHECK(fs.n == 1);
+	CHECK(has("advise.ok"));
+	CHECK(worst == SEV_OK);
+}
+
 static void test_rank_oom_soon_first(void)
 {
 	size_t i;
@@ -768,6 +971,14 @@ int main(void)
 	RUN(test_starved_host_affinity);
 	RUN(test_rank_small_work_claims_short_gaps);
 	RUN(test_rank_oom_soon_first);
+	RUN(test_h200_small_launch_bound_low_util);
+	RUN(test_h200_sync_steady_ticks);
+	RUN(test_h200_sync_vs_small_by_sm);
+	RUN(test_h200_h2d_pageable_moderate_rate);
+	RUN(test_h2d_moderate_rate_peak_unknown);
+	RUN(test_h2d_saturated_workers_stay_input);
+	RUN(test_input_coarse_low_util_stays_input);
+	RUN(test_h200_healthy_ok_only);
 	reset();
 	return TEST_DONE();
 }
