@@ -526,35 +526,12 @@ static void link_facts(struct bench_gpu *g, const struct gpu *ng)
 
 /* ---- what each pair's path should give: NVML's topology, as `gpuvet topo` reads it ---------- */
 
-struct pair_topo_job {
-	struct gpu_system sys;
-	struct topo t;
-	struct err e;
-	int rc;
-};
-
-static void pair_topo_run(void *arg)
-{
-	struct pair_topo_job *j = arg;
-	struct probe *p = NULL;
-
-	j->rc = probe_open(&p, &j->sys, PROBE_NVML | PROBE_STATIC | PROBE_STATIC_SLOW, &j->e);
-	if (j->rc == 0 && j->sys.nvml_lib.loaded && j->sys.nvml_init.v == 0) {
-		/* the NVLink fabric registration tells which GPUs reach each other when the links'
-		 * far ends are unknown (NVSwitch): a health-tier reading */
-		probe_sample(p, &j->sys, PROBE_FAST | PROBE_HEALTH, &j->e);
-		probe_topology(p, &j->sys, &j->t);
-		topo_read_pcie(&j->t, &j->sys);
-	}
-	probe_close(p);
-}
-
 /* links[i * n + j]: NVLinks between selected GPUs i and j, level[i * n + j]: where their PCIe
  * paths meet (10 PIX .. 50 SYS); -1 where unknown (no NVML, a GPU it does not know). Read
  * under the watchdog: a driver that does not answer leaves everything unknown. */
 static void pair_topology(const struct burn_gpu *sel, int n, int *links, int *level)
 {
-	struct pair_topo_job *j;
+	struct topo_job *j;
 	struct err e;
 	int a, b;
 
@@ -565,7 +542,7 @@ static void pair_topology(const struct burn_gpu *sel, int n, int *links, int *le
 	j = xcalloc(1, sizeof(*j));
 	err_clear(&e);
 	err_clear(&j->e);
-	if (watchdog_run(pair_topo_run, j, 0, &e) != 0)
+	if (watchdog_run(topo_job_run, j, 0, &e) != 0)
 		return; /* j is the hung thread's now */
 	for (a = 0; a < n; a++)
 		for (b = 0; b < n && j->rc == 0 && j->t.n; b++) {

@@ -36,30 +36,6 @@ static const char usage[] =
 	"  -j, --json     print JSON (docs/cmd/topo.md)\n"
 	"  -h, --help     this help\n";
 
-struct topo_job {
-	struct gpu_system sys;
-	struct topo t;
-	struct err e;
-	int rc;
-};
-
-static void topo_job_run(void *arg)
-{
-	struct topo_job *j = arg;
-	struct probe *p = NULL;
-
-	j->rc = probe_open(&p, &j->sys, PROBE_NVML | PROBE_STATIC | PROBE_STATIC_SLOW, &j->e);
-	if (j->rc == 0 && j->sys.nvml_lib.loaded && j->sys.nvml_init.v == 0) {
-		/* the current PCIe link is a fast-tier reading; the NVLink fabric registration,
-		 * which tells which GPUs reach each other when the links' far ends are unknown,
-		 * a health-tier one */
-		probe_sample(p, &j->sys, PROBE_FAST | PROBE_HEALTH, &j->e);
-		probe_topology(p, &j->sys, &j->t);
-		topo_read_pcie(&j->t, &j->sys);
-	}
-	probe_close(p);
-}
-
 static json_t *num_or_null(const struct num *n)
 {
 	return num_ok(n) ? json_integer(n->v) : json_null();

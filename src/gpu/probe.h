@@ -12,6 +12,7 @@
 
 #include "../util/err.h"
 #include "device.h"
+#include "topo.h"
 
 enum probe_flags {
 	PROBE_NVML = 1 << 0,   /* load NVML, init, count */
@@ -141,5 +142,18 @@ struct topo;
 /* Fill t (gpu/topo.h) for the GPUs of sys: common ancestors, P2P status per pair, NVLink per
  * link (state, version, speed, far end), CPU and memory affinity. */
 int probe_topology(struct probe *p, const struct gpu_system *sys, struct topo *t);
+
+/* The machine's topology as `gpuvet topo` shows it, read in one go for watchdog_run
+ * (vendor/watchdog.h): NVML opened with the static facts, a fast and a health sample (the
+ * current PCIe link; the NVLink fabric registration, which tells which GPUs reach each other
+ * when the links' far ends are unknown), probe_topology and the PCIe paths from sysfs
+ * (topo_read_pcie). rc and e say how the open went. Used by topo and burn. */
+struct topo_job {
+	struct gpu_system sys;
+	struct topo t;
+	struct err e;
+	int rc;
+};
+void topo_job_run(void *arg);
 
 #endif

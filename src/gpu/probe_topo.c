@@ -141,3 +141,17 @@ int probe_topology(struct probe *p, const struct gpu_system *sys, struct topo *t
 	topo_count_links(t, sys);
 	return 0;
 }
+
+void topo_job_run(void *arg)
+{
+	struct topo_job *j = arg;
+	struct probe *p = NULL;
+
+	j->rc = probe_open(&p, &j->sys, PROBE_NVML | PROBE_STATIC | PROBE_STATIC_SLOW, &j->e);
+	if (j->rc == 0 && j->sys.nvml_lib.loaded && j->sys.nvml_init.v == 0) {
+		probe_sample(p, &j->sys, PROBE_FAST | PROBE_HEALTH, &j->e);
+		probe_topology(p, &j->sys, &j->t);
+		topo_read_pcie(&j->t, &j->sys);
+	}
+	probe_close(p);
+}
