@@ -411,6 +411,10 @@ struct bench_timing {
 int bench_time(struct bench_env *env, const struct bench_op *op, struct bench_timing *tm,
 	       struct err *e);
 void bench_timing_free(struct bench_timing *tm);
+/* For burn's checks: run(arg) on g timed as bench_time does (at least 3 samples within
+ * budget_s); *median_s is their median. -1 on error or interruption. */
+int bench_time_median(struct bench_env *env, struct bench_gpu *g, int (*run)(void *, struct err *),
+		      void *arg, double budget_s, double *median_s, struct err *e);
 
 /* Add a result from a timing: value = work / t / scale (rates) or t / scale (times, when
  * lower_better). Reads the sensors for the window. */

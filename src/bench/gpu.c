@@ -688,3 +688,22 @@ struct bench_result *bench_add_timed(struct bench_env *env, const struct bench_f
 			 sizeof(r->note));
 	return r;
 }
+
+int bench_time_median(struct bench_env *env, struct bench_gpu *g, int (*run)(void *, struct err *),
+		      void *arg, double budget_s, double *median_s, struct err *e)
+{
+	struct bench_op op;
+	struct bench_timing tm;
+
+	memset(&op, 0, sizeof(op));
+	op.run = run;
+	op.arg = arg;
+	op.g = g;
+	op.min_samples = 3;
+	op.budget_s = budget_s;
+	if (bench_time(env, &op, &tm, e))
+		return -1;
+	*median_s = stats_median(tm.t, (size_t)tm.n);
+	bench_timing_free(&tm);
+	return 0;
+}

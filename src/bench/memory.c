@@ -445,8 +445,6 @@ int bench_memory_copy(struct bench_env *env, struct bench_gpu *g, cu_ptr dst, cu
 		      struct err *e)
 {
 	struct mem_op o;
-	struct bench_op op;
-	struct bench_timing tm;
 	uint64_t first = 0;
 	double t;
 
@@ -463,16 +461,8 @@ int bench_memory_copy(struct bench_env *env, struct bench_gpu *g, cu_ptr dst, cu
 	if (bench_use(env, g, e) || prepare(env, &o, e) || pick_variant(env, &o, e) ||
 	    zero(env, g, o.a, o.n16 * 16, e))
 		return -1;
-	memset(&op, 0, sizeof(op));
-	op.run = mem_run;
-	op.arg = &o;
-	op.g = g;
-	op.min_samples = 3;
-	op.budget_s = budget_s;
-	if (bench_time(env, &op, &tm, e))
+	if (bench_time_median(env, g, mem_run, &o, budget_s, &t, e))
 		return -1;
-	t = stats_median(tm.t, (size_t)tm.n);
-	bench_timing_free(&tm);
 	/* a copy reads and writes every byte: the traffic the HBM peak limits */
 	if (t > 0)
 		*traffic_gbs = 2.0 * (double)(o.n16 * 16) / t / 1e9;

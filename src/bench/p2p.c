@@ -284,8 +284,6 @@ int bench_p2p_copy(struct bench_env *env, struct bench_gpu *a, struct bench_gpu 
 		   struct err *e)
 {
 	struct peer_copy c = {env, a, b, dst, src, bytes};
-	struct bench_op op;
-	struct bench_timing tm;
 	uint64_t first = 0;
 	double t;
 
@@ -297,16 +295,8 @@ int bench_p2p_copy(struct bench_env *env, struct bench_gpu *a, struct bench_gpu 
 	    bench_cu(env, env->cu->StreamSynchronize(b->s[0]), "cuStreamSynchronize", b, e) ||
 	    bench_use(env, a, e))
 		return -1;
-	memset(&op, 0, sizeof(op));
-	op.run = peer_copy_run;
-	op.arg = &c;
-	op.g = a;
-	op.min_samples = 3;
-	op.budget_s = budget_s;
-	if (bench_time(env, &op, &tm, e))
+	if (bench_time_median(env, a, peer_copy_run, &c, budget_s, &t, e))
 		return -1;
-	t = stats_median(tm.t, (size_t)tm.n);
-	bench_timing_free(&tm);
 	if (t > 0)
 		*gbs = (double)bytes / t / 1e9;
 	return bench_verify_u32(env, b, dst, bytes / 4, seed_of(a->index), bad, &first, e);

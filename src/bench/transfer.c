@@ -359,8 +359,6 @@ int bench_transfer_pinned(struct bench_env *env, struct bench_gpu *g, bool h2d, 
 			  size_t bytes, double budget_s, double *gbs, uint64_t *bad, struct err *e)
 {
 	struct xfer x;
-	struct bench_op op;
-	struct bench_timing tm;
 	double t;
 
 	*gbs = -1;
@@ -382,16 +380,8 @@ int bench_transfer_pinned(struct bench_env *env, struct bench_gpu *g, bool h2d, 
 	}
 	if (bench_use(env, g, e) || clear_dest(&x, h2d, !h2d, e))
 		return -1;
-	memset(&op, 0, sizeof(op));
-	op.run = xfer_run;
-	op.arg = &x;
-	op.g = g;
-	op.min_samples = 3;
-	op.budget_s = budget_s;
-	if (bench_time(env, &op, &tm, e))
+	if (bench_time_median(env, g, xfer_run, &x, budget_s, &t, e))
 		return -1;
-	t = stats_median(tm.t, (size_t)tm.n);
-	bench_timing_free(&tm);
 	if (t > 0)
 		*gbs = (double)bytes / t / 1e9;
 	return check(&x, h2d, !h2d, bad, e);
