@@ -9,15 +9,7 @@
 # harness, not any GPU.
 . "$TOP/tests/cli/lib.sh"
 need_tool jq "JSON output"
-F="$TOP/$O/fakegpu"
-if [ ! -f "$F/libcuda.so.1" ]; then
-	if [ "${CI:-}" = true ]; then bail "burn on fake GPUs" "$F not built (make test builds it)"; fi
-	skip_all "burn on fake GPUs: $F not built (make test builds it)"
-fi
-printf 'not a fatbin: the fake GPUs run C copies of the kernels\n' >"$TMP/kernels.bin"
-export GPUVET_BENCH_KERNELS="$TMP/kernels.bin"
-export GPUVET_CUDA_LIBRARY="$F/libcuda.so.1" GPUVET_CUBLASLT_LIBRARY="$F/libcublasLt.so.13"
-export GPUVET_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 FAKEGPU_MEM_MIB=512
+fake_gpus "burn"
 
 # a peak of 16 MHz x 2 x 256 bit / 8 = 1.024 GB/s: the CPU's copies are well above it
 export FAKEGPU_MEM_CLOCK_MHZ=16

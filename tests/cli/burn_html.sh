@@ -5,15 +5,7 @@
 # fakes have no NVML: the plots say n/a (tests/unit/test_burn_html.c draws real timelines).
 . "$TOP/tests/cli/lib.sh"
 need_tool python3 "the HTML check"
-F="$TOP/$O/fakegpu"
-if [ ! -f "$F/libcuda.so.1" ]; then
-	if [ "${CI:-}" = true ]; then bail "burn --html on fake GPUs" "$F not built (make test builds it)"; fi
-	skip_all "burn --html on fake GPUs: $F not built (make test builds it)"
-fi
-printf 'not a fatbin: the fake GPUs run C copies of the kernels\n' >"$TMP/kernels.bin"
-export GPUVET_BENCH_KERNELS="$TMP/kernels.bin"
-export GPUVET_CUDA_LIBRARY="$F/libcuda.so.1" GPUVET_CUBLASLT_LIBRARY="$F/libcublasLt.so.13"
-export GPUVET_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 FAKEGPU_MEM_MIB=512
+fake_gpus "burn --html"
 R="--duration 1 --memory-fraction 0.002"
 
 # well_formed NAME FILE: every element closed, in order (void elements and <x/> aside)

@@ -7,15 +7,7 @@
 # kernels/memtest.cu, not any GPU.
 . "$TOP/tests/cli/lib.sh"
 need_tool jq "JSON output"
-F="$TOP/$O/fakegpu"
-if [ ! -f "$F/libcuda.so.1" ]; then
-	if [ "${CI:-}" = true ]; then bail "burn memory on fake GPUs" "$F not built (make test builds it)"; fi
-	skip_all "burn memory on fake GPUs: $F not built (make test builds it)"
-fi
-printf 'not a fatbin: the fake GPUs run C copies of the kernels\n' >"$TMP/kernels.bin"
-export GPUVET_BENCH_KERNELS="$TMP/kernels.bin"
-export GPUVET_CUDA_LIBRARY="$F/libcuda.so.1" GPUVET_CUBLASLT_LIBRARY="$F/libcublasLt.so.13"
-export GPUVET_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 FAKEGPU_MEM_MIB=512
+fake_gpus "burn memory"
 # verifying steps per pass: walking ones, walking zeros, random and address read once each,
 # moving inversions three times
 VERIFY=7

@@ -83,3 +83,18 @@ expect_jq() {
 	if [ -s "$3" ] && jq -e "$2" "$3" >/dev/null 2>&1; then pass "$1"; else
 		fail "$1" "jq '$2' is not true$([ -s "$3" ] || echo ' (the file is empty)')"; fi
 }
+
+# fake_gpus WHAT: a command that computes (burn) on the two fake GPUs of tests/bench/fakegpu,
+# 512 MiB each, C copies of the kernels, no NVML; F names their folder. Without them (make
+# test builds them) the script is skipped, or bails in CI.
+fake_gpus() {
+	F="$TOP/$O/fakegpu"
+	if [ ! -f "$F/libcuda.so.1" ]; then
+		if [ "${CI:-}" = true ]; then bail "$1 on fake GPUs" "$F not built (make test builds it)"; fi
+		skip_all "$1 on fake GPUs: $F not built (make test builds it)"
+	fi
+	printf 'not a fatbin: the fake GPUs run C copies of the kernels\n' >"$TMP/kernels.bin"
+	export GPUVET_BENCH_KERNELS="$TMP/kernels.bin"
+	export GPUVET_CUDA_LIBRARY="$F/libcuda.so.1" GPUVET_CUBLASLT_LIBRARY="$F/libcublasLt.so.13"
+	export GPUVET_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 FAKEGPU_MEM_MIB=512
+}
