@@ -278,6 +278,9 @@ void bench_versions_json(const struct bench_env *env, struct json_t *v);
 
 /* ---- the harness (gpu.c) ----------------------------------------------------------------- */
 
+/* g->local_cpus from sysfs (the CPUs next to g's PCI slot, where its host buffers belong), ""
+ * when g has no bus id or the file is unreadable. */
+void bench_gpu_local_cpus(struct bench_gpu *g);
 /* Retain the primary context, load the kernels, create streams, events, the gate and scratch. */
 int bench_gpu_open(struct bench_env *env, struct bench_gpu *g, struct err *e);
 void bench_gpu_close(struct bench_env *env, struct bench_gpu *g);

@@ -272,3 +272,21 @@ void bench_versions_json(const struct bench_env *env, json_t *v)
 		json_object_set_new(v, "nccl_library", json_string(env->nccl->lib.path));
 	}
 }
+
+void bench_gpu_local_cpus(struct bench_gpu *g)
+{
+	char path[128], bdf[32];
+	size_t i;
+
+	g->local_cpus[0] = '\0';
+	if (!g->bus_id[0])
+		return;
+	/* sysfs names devices in lower case, NVML's bus ids are upper case */
+	str_copy(bdf, g->bus_id, sizeof(bdf));
+	for (i = 0; bdf[i]; i++)
+		if (bdf[i] >= 'A' && bdf[i] <= 'F')
+			bdf[i] = (char)(bdf[i] - 'A' + 'a');
+	str_fmt(path, sizeof(path), "/sys/bus/pci/devices/%s/local_cpulist", bdf);
+	if (host_read_line(path, g->local_cpus, sizeof(g->local_cpus)) != 0)
+		g->local_cpus[0] = '\0';
+}

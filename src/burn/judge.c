@@ -118,13 +118,16 @@ static const struct num *field(const struct burn_sample *s, size_t off)
 
 /* A counter between its first and last readable sample. */
 struct delta {
-	bool ok;             /* read at least twice */
+	bool ok;             /* read often enough (delta_over's min_reads) */
 	int64_t first, last; /* the values */
 	int64_t t_first, t_last;
 	int64_t t_rise; /* the first sample where it stood above its first value */
 };
 
-static struct delta counter_delta(const struct burn_gpu_run *g, size_t off)
+/* A counter over the samples of one phase (BURN_MODE_*), or all of them (phase 0): its first and
+ * last readings; ok once read min_reads times. */
+static struct delta delta_over(const struct burn_gpu_run *g, size_t off, unsigned phase,
+			       size_t min_reads)
 {
 	struct delta d = {0};
 	size_t i, nread = 0;
@@ -133,7 +136,7 @@ static struct delta counter_delta(const struct burn_gpu_run *g, size_t off)
 	for (i = 0; i < g->n; i++) {
 		const struct num *v = field(&g->s[i], off);
 
-		if (!num_ok(v))
+		if ((phase && g->s[i].phase != phase) || !num_ok(v))
 			continue;
 		if (nread++ == 0) {
 			d.first = v->v;
@@ -144,8 +147,14 @@ static struct delta counter_delta(const struct burn_gpu_run *g, size_t off)
 		d.last = v->v;
 		d.t_last = g->s[i].t_ns;
 	}
-	d.ok = nread >= 2;
+	d.ok = nread >= min_reads;
 	return d;
+}
+
+/* Over the whole run: a change needs two readings. */
+static struct delta counter_delta(const struct burn_gpu_run *g, size_t off)
+{
+	return delta_over(g, off, 0, 2);
 }
 
 /* The SM clock and TFLOP/s figures of one GPU, for its own rules and its siblings'. */
@@ -347,29 +356,10 @@ void burn_j_evidence_board(struct finding *f, const struct burn_gpu_run *g)
 			 g->serial[0] ? g->serial : "unread", g->bus_id[0] ? g->bus_id : "unread");
 }
 
-/* A counter over the samples of one phase (BURN_MODE_*) only: the first and last reading. */
+/* A counter over the samples of one phase only: one reading says it was read there. */
 static struct delta phase_delta(const struct burn_gpu_run *g, size_t off, unsigned phase)
 {
-	struct delta d = {0};
-	size_t i, nread = 0;
-
-	d.t_rise = -1;
-	for (i = 0; i < g->n; i++) {
-		const struct num *v = field(&g->s[i], off);
-
-		if (g->s[i].phase != phase || !num_ok(v))
-			continue;
-		if (nread++ == 0) {
-			d.first = v->v;
-			d.t_first = g->s[i].t_ns;
-		}
-		if (d.t_rise < 0 && v->v > d.first)
-			d.t_rise = g->s[i].t_ns;
-		d.last = v->v;
-		d.t_last = g->s[i].t_ns;
-	}
-	d.ok = nread >= 1;
-	return d;
+	return delta_over(g, off, phase, 1);
 }
 
 /* "+3" for a counter read during the phase, "unread" otherwise */

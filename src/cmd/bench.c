@@ -430,18 +430,7 @@ static void fill_facts(struct bench_gpu *g, const struct cand *c)
 		if (num_ok(&st->numa_node))
 			g->numa_node = (int)st->numa_node.v;
 	}
-	if (g->bus_id[0]) {
-		char path[128], bdf[32];
-		size_t i;
-
-		str_copy(bdf, g->bus_id, sizeof(bdf));
-		for (i = 0; bdf[i]; i++)
-			if (bdf[i] >= 'A' && bdf[i] <= 'F')
-				bdf[i] = (char)(bdf[i] - 'A' + 'a');
-		str_fmt(path, sizeof(path), "/sys/bus/pci/devices/%s/local_cpulist", bdf);
-		if (host_read_line(path, g->local_cpus, sizeof(g->local_cpus)) != 0)
-			g->local_cpus[0] = '\0';
-	}
+	bench_gpu_local_cpus(g);
 }
 
 static int run_bench(int argc, char **argv)

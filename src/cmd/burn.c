@@ -506,22 +506,11 @@ static const void *kernels(void **owned, struct err *e)
  * takes them. */
 static void link_facts(struct bench_gpu *g, const struct gpu *ng)
 {
-	char path[128], bdf[32];
-	size_t i;
-
 	if (ng && num_ok(&ng->st.pcie_gen_max) && num_ok(&ng->st.pcie_width_max)) {
 		g->pcie_gen = (int)ng->st.pcie_gen_max.v;
 		g->pcie_width = (int)ng->st.pcie_width_max.v;
 	}
-	if (!g->bus_id[0])
-		return;
-	str_copy(bdf, g->bus_id, sizeof(bdf));
-	for (i = 0; bdf[i]; i++)
-		if (bdf[i] >= 'A' && bdf[i] <= 'F')
-			bdf[i] = (char)(bdf[i] - 'A' + 'a');
-	str_fmt(path, sizeof(path), "/sys/bus/pci/devices/%s/local_cpulist", bdf);
-	if (host_read_line(path, g->local_cpus, sizeof(g->local_cpus)) != 0)
-		g->local_cpus[0] = '\0';
+	bench_gpu_local_cpus(g);
 }
 
 /* ---- what each pair's path should give: NVML's topology, as `gpuvet topo` reads it ---------- */
