@@ -26,6 +26,7 @@
 #include "host/host.h"
 #include "replay/replay.h"
 #include "test.h"
+#include "testpaths.h"
 #include "util/err.h"
 #include "util/util.h"
 
@@ -89,27 +90,6 @@ static void job_main(int fd)
 		pause();
 }
 
-/* The repository root and the fake libraries' folder, from where this binary lies. */
-static void paths(char *top, size_t n, char *libdir, size_t m)
-{
-	char exe[PATH_MAX];
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
-
-	exe[len > 0 ? len : 0] = '\0';
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = '\0'; /* O/tests */
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = '\0'; /* O */
-	str_fmt(libdir, m, "%s/replay", exe);
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = '\0';
-	str_copy(top, exe, n);
-}
-
 /* A one-GPU H200 whose only GPU process is pid (with its utilisation samples). */
 static int write_scenario(const char *path, const char *top, unsigned pid)
 {
@@ -153,7 +133,7 @@ static void sample_job(double seconds)
 	int fds[2];
 	char c;
 
-	paths(top, sizeof(top), libdir, sizeof(libdir));
+	test_paths(top, sizeof(top), libdir, sizeof(libdir));
 	setenv("GPUVET_REPLAY_LIBDIR", libdir, 1);
 	if (pipe(fds) != 0 || !mkdtemp(dir))
 		return;

@@ -16,6 +16,7 @@
 #include "gpu/topo.h"
 #include "replay/replay.h"
 #include "test.h"
+#include "testpaths.h"
 #include "tui/columns.h"
 #include "util/util.h"
 
@@ -286,27 +287,6 @@ static void test_columns(void)
 	CHECK(!column_find("nonsense", &c));
 }
 
-/* The repository root and the build folder, from where this binary lies (O/tests/). */
-static void paths(char *top, size_t n, char *libdir, size_t m)
-{
-	char exe[PATH_MAX];
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
-
-	exe[len > 0 ? len : 0] = '\0';
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = '\0'; /* O/tests */
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = '\0'; /* O */
-	str_fmt(libdir, m, "%s/replay", exe);
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = '\0';
-	str_copy(top, exe, n);
-}
-
 static void test_buffers_grow(void)
 {
 	char top[PATH_MAX], libdir[PATH_MAX], scen[PATH_MAX + 64];
@@ -318,7 +298,7 @@ static void test_buffers_grow(void)
 	struct err e;
 	size_t n = 0;
 
-	paths(top, sizeof(top), libdir, sizeof(libdir));
+	test_paths(top, sizeof(top), libdir, sizeof(libdir));
 	setenv("GPUVET_REPLAY_LIBDIR", libdir, 1);
 	str_fmt(scen, sizeof(scen), "%s/tests/scenarios/monitor/manyprocs.json", top);
 	memset(&sys, 0, sizeof(sys));
@@ -361,7 +341,7 @@ static void test_collector_end_to_end(void)
 	uint64_t seq = 0, got;
 	int64_t deadline;
 
-	paths(top, sizeof(top), libdir, sizeof(libdir));
+	test_paths(top, sizeof(top), libdir, sizeof(libdir));
 	setenv("GPUVET_REPLAY_LIBDIR", libdir, 1);
 	str_fmt(scen, sizeof(scen), "%s/tests/scenarios/monitor/manyprocs.json", top);
 	err_clear(&e);
