@@ -377,6 +377,34 @@ static void summary_table(struct strbuf *sb, const struct burn_html_in *in)
 	sb_adds(sb, "</table>\n");
 }
 
+/* The bandwidth phase's GPU-to-GPU pairs, both ways, with what their path should give. */
+static void p2p_table(struct strbuf *sb, const struct burn_html_in *in)
+{
+	int k;
+
+	if (in->np2p <= 0)
+		return;
+	sb_adds(sb, "<h2>GPU to GPU</h2>\n<table class=\"summary\"><tr><th>pair</th>"
+		    "<th>GB/s out</th><th>GB/s back</th><th>expected GB/s</th><th>path</th>"
+		    "<th>wrong words</th></tr>\n");
+	for (k = 0; k < in->np2p; k++) {
+		const struct burn_p2p *p = &in->p2p[k];
+
+		sb_addf(sb, "<tr><td>GPU %d &harr; GPU %d</td>", p->a, p->b);
+		cell_rate(sb, p->can_ab ? p->ab_gbs : -1);
+		cell_rate(sb, p->can_ba ? p->ba_gbs : -1);
+		cell_rate(sb, p->expect_gbs);
+		sb_adds(sb, "<td>");
+		html_esc(sb, p->path_what[0] ? p->path_what
+			     : !p->can_ab && !p->can_ba ? "no direct path"
+							: "unknown");
+		sb_adds(sb, "</td>");
+		cell_u64(sb, p->bad_words, true);
+		sb_adds(sb, "</tr>\n");
+	}
+	sb_adds(sb, "</table>\n");
+}
+
 static const char *sev_class(enum severity s)
 {
 	return s == SEV_FAIL ? "sev-fail" : s == SEV_WARN ? "sev-warn" : "sev-ok";
@@ -493,6 +521,7 @@ char *burn_html_page(const struct burn_html_in *in)
 			"<p class=\"interrupted\">Interrupted (Ctrl-C or SIGTERM): the verdict "
 			"and the plots are partial.</p>\n");
 	summary_table(&sb, in);
+	p2p_table(&sb, in);
 	sb_adds(&sb, "<h2>Telemetry over the run</h2>\n");
 	for (i = 0; i < ARRAY_SIZE(metrics); i++)
 		plot(&sb, in, &metrics[i]);

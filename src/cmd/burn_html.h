@@ -31,6 +31,8 @@ struct burn_html_in {
 	const struct burn_html_gpu *gpus;
 	int n;
 	const struct findings *fs; /* every GPU's findings, matched by run->index */
+	const struct burn_p2p *p2p; /* the bandwidth phase's GPU-to-GPU pairs */
+	int np2p;
 };
 
 /* The page as a heap string (the caller frees it). */

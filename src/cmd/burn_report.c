@@ -406,6 +406,8 @@ int burn_write_html(const struct burn_gpu_run *runs, const struct burn_stress *s
 	in.gpus = hg;
 	in.n = n;
 	in.fs = fs;
+	in.p2p = st->p2p;
+	in.np2p = st->np2p;
 	rc = burn_html_write(&in, o->html, e);
 	free(hg);
 	return rc;

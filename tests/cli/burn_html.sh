@@ -102,4 +102,10 @@ expect_grep "burn --html: the page says it is partial" "Interrupted [(]Ctrl-C or
 left=$(find "$TMP" -maxdepth 1 -name '.*.html.*')
 if [ -n "$left" ]; then fail "burn --html: no temporary left behind" "$left"; else
 	pass "burn --html: no temporary left behind"; fi
+
+# the bandwidth phase's GPU-to-GPU pairs are on the page, both ways
+expect_exit "burn --mode bandwidth --html" 0 "$GPUVET" burn --mode bandwidth --duration 2 --html "$TMP/bw.html"
+expect_grep "burn --html: the GPU-to-GPU table" '<h2>GPU to GPU</h2>' "$TMP/bw.html"
+expect_grep "burn --html: the pair, measured both ways" '<tr><td>GPU 0 &harr; GPU 1</td><td class="n">[0-9.e+-]*</td><td class="n">[0-9.e+-]*</td>' "$TMP/bw.html"
+expect_no_grep "burn --html: no pair table without the bandwidth phase" '<h2>GPU to GPU</h2>' "$TMP/page.html"
 done_testing
