@@ -24,6 +24,7 @@
  */
 #define _GNU_SOURCE
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,8 @@ struct alloc {
 	struct alloc *next;
 };
 static struct alloc *allocs; /* kept reachable: leak checkers stay quiet */
+/* burn's workers allocate and free on their GPUs at once: the list and the counts are shared */
+static pthread_mutex_t alloc_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void setup(void)
 {
@@ -268,27 +271,34 @@ static void *fake_alloc(size_t n, int dev)
 	}
 	a->n = n;
 	a->dev = dev;
+	pthread_mutex_lock(&alloc_lock);
 	a->next = allocs;
 	allocs = a;
+	if (dev >= 0)
+		mem_used[dev] += n;
+	pthread_mutex_unlock(&alloc_lock);
 	return a->p;
 }
 
 static int fake_free(void *p)
 {
-	struct alloc **pp;
+	struct alloc **pp, *a = NULL;
 
+	pthread_mutex_lock(&alloc_lock);
 	for (pp = &allocs; *pp; pp = &(*pp)->next)
 		if ((*pp)->p == p) {
-			struct alloc *a = *pp;
-
+			a = *pp;
 			*pp = a->next;
 			if (a->dev >= 0)
 				mem_used[a->dev] -= a->n;
-			free(a->p);
-			free(a);
-			return 0;
+			break;
 		}
-	return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_unlock(&alloc_lock);
+	if (!a)
+		return CUDA_ERROR_INVALID_VALUE;
+	free(a->p);
+	free(a);
+	return 0;
 }
 
 EXPORT int cuMemAlloc_v2(cu_ptr *p, size_t n)
@@ -305,7 +315,6 @@ EXPORT int cuMemAlloc_v2(cu_ptr *p, size_t n)
 	q = fake_alloc(n, cur->dev);
 	if (!q)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	mem_used[cur->dev] += n;
 	*p = (cu_ptr)(uintptr_t)q;
 	return 0;
 }
