@@ -278,6 +278,13 @@ void bench_versions_json(const struct bench_env *env, struct json_t *v);
 
 /* ---- the harness (gpu.c) ----------------------------------------------------------------- */
 
+/* GPUVET_BENCH_KERNELS=FILE loads the kernel image from FILE (a fatbin, cubin or PTX that
+ * cuModuleLoadData takes) instead of the one built in: a kernel rebuilt by another toolkit can
+ * be tried without relinking, and the fake GPUs of the tests run a build made without nvcc.
+ * The override's path, NULL when unset; the image to load: the override's contents (*owned,
+ * the caller frees) or built_in (kernels/image.h's, NULL when none was built; e unset). */
+const char *bench_kernels_override(void);
+const void *bench_kernels_image(const void *built_in, void **owned, struct err *e);
 /* g->local_cpus from sysfs (the CPUs next to g's PCI slot, where its host buffers belong), ""
  * when g has no bus id or the file is unreadable. */
 void bench_gpu_local_cpus(struct bench_gpu *g);

@@ -290,3 +290,40 @@ void bench_gpu_local_cpus(struct bench_gpu *g)
 	if (host_read_line(path, g->local_cpus, sizeof(g->local_cpus)) != 0)
 		g->local_cpus[0] = '\0';
 }
+
+const char *bench_kernels_override(void)
+{
+	const char *f = getenv("GPUVET_BENCH_KERNELS");
+
+	return f && *f ? f : NULL;
+}
+
+const void *bench_kernels_image(const void *built_in, void **owned, struct err *e)
+{
+	const char *f = bench_kernels_override();
+	FILE *fp;
+	long len;
+	char *buf;
+
+	*owned = NULL;
+	if (!f)
+		return built_in;
+	fp = fopen(f, "rbe");
+	if (!fp || fseek(fp, 0, SEEK_END) != 0 || (len = ftell(fp)) <= 0 || fseek(fp, 0, SEEK_SET)) {
+		err_set(e, EXIT_UNAVAILABLE, "cannot read GPUVET_BENCH_KERNELS '%s'", f);
+		if (fp)
+			fclose(fp);
+		return NULL;
+	}
+	/* PTX must end in a NUL; the extra byte costs a fatbin nothing */
+	buf = xcalloc((size_t)len + 1, 1);
+	if (fread(buf, 1, (size_t)len, fp) != (size_t)len) {
+		err_set(e, EXIT_UNAVAILABLE, "cannot read GPUVET_BENCH_KERNELS '%s'", f);
+		free(buf);
+		fclose(fp);
+		return NULL;
+	}
+	fclose(fp);
+	*owned = buf;
+	return buf;
+}

@@ -104,49 +104,6 @@ static void progress_clear(struct progress *p)
 
 /* ---- --list ------------------------------------------------------------------------------ */
 
-/*
- * GPUVET_BENCH_KERNELS=FILE loads the kernel image from FILE (a fatbin, cubin or PTX that
- * cuModuleLoadData takes) instead of the one built in: a kernel rebuilt by another toolkit can
- * be tried without relinking, and the fake GPUs of the tests run a build made without nvcc.
- */
-static const char *kernels_override(void)
-{
-	const char *f = getenv("GPUVET_BENCH_KERNELS");
-
-	return f && *f ? f : NULL;
-}
-
-/* The image to load: the override's contents (*owned, caller frees) or the built-in one. */
-static const void *kernels_image(void **owned, struct err *e)
-{
-	const char *f = kernels_override();
-	FILE *fp;
-	long len;
-	char *buf;
-
-	*owned = NULL;
-	if (!f)
-		return gpuvet_kernels_size ? gpuvet_kernels : NULL;
-	fp = fopen(f, "rbe");
-	if (!fp || fseek(fp, 0, SEEK_END) != 0 || (len = ftell(fp)) <= 0 || fseek(fp, 0, SEEK_SET)) {
-		err_set(e, EXIT_UNAVAILABLE, "cannot read GPUVET_BENCH_KERNELS '%s'", f);
-		if (fp)
-			fclose(fp);
-		return NULL;
-	}
-	/* PTX must end in a NUL; the extra byte costs a fatbin nothing */
-	buf = xcalloc((size_t)len + 1, 1);
-	if (fread(buf, 1, (size_t)len, fp) != (size_t)len) {
-		err_set(e, EXIT_UNAVAILABLE, "cannot read GPUVET_BENCH_KERNELS '%s'", f);
-		free(buf);
-		fclose(fp);
-		return NULL;
-	}
-	fclose(fp);
-	*owned = buf;
-	return buf;
-}
-
 static int list_benches(void)
 {
 	int f;
@@ -154,8 +111,8 @@ static int list_benches(void)
 	for (f = 0; f < bench_nfamilies; f++)
 		printf("%-10s %s\n", bench_families[f]->name, bench_families[f]->summary);
 	printf("%-10s %s\n", "all", "every benchmark above, in this order");
-	if (kernels_override())
-		printf("\nkernels: from GPUVET_BENCH_KERNELS=%s\n", kernels_override());
+	if (bench_kernels_override())
+		printf("\nkernels: from GPUVET_BENCH_KERNELS=%s\n", bench_kernels_override());
 	else if (gpuvet_kernels_size)
 		printf("\nkernels: built by nvcc %s for sm_%s (plus PTX of the newest)\n",
 		       gpuvet_kernels_nvcc, gpuvet_kernels_targets);
@@ -520,7 +477,8 @@ static int run_bench(int argc, char **argv)
 		rc = cmd_report_error(&e);
 		goto out_early;
 	}
-	env.image = kernels_image(&image_owned, &e);
+	env.image =
+	    bench_kernels_image(gpuvet_kernels_size ? gpuvet_kernels : NULL, &image_owned, &e);
 	if (!env.image && e.msg[0]) {
 		rc = cmd_report_error(&e);
 		goto out_early;

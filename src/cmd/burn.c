@@ -471,36 +471,6 @@ static void xid_count(int64_t since, struct burn_gpu_run *runs, int n)
 
 /* ---- the run ----------------------------------------------------------------------------- */
 
-static const void *kernels(void **owned, struct err *e)
-{
-	const char *f = getenv("GPUVET_BENCH_KERNELS");
-	FILE *fp;
-	char *buf;
-	long len;
-
-	*owned = NULL;
-	if (!f || !*f)
-		return gpuvet_kernels_size ? gpuvet_kernels : NULL;
-	fp = fopen(f, "rbe");
-	if (!fp || fseek(fp, 0, SEEK_END) || (len = ftell(fp)) <= 0 || fseek(fp, 0, SEEK_SET)) {
-		if (fp)
-			fclose(fp);
-		err_set(e, EXIT_UNAVAILABLE, "cannot read GPUVET_BENCH_KERNELS '%s'", f);
-		return NULL;
-	}
-	/* PTX must end in a NUL */
-	buf = xcalloc((size_t)len + 1, 1);
-	if (fread(buf, 1, (size_t)len, fp) != (size_t)len) {
-		fclose(fp);
-		free(buf);
-		err_set(e, EXIT_UNAVAILABLE, "cannot read GPUVET_BENCH_KERNELS '%s'", f);
-		return NULL;
-	}
-	fclose(fp);
-	*owned = buf;
-	return buf;
-}
-
 /* What the bandwidth phase needs beyond bench_gpu_open's attributes: the link's maximum (its
  * expected host-link rate) and the GPU's local CPUs (its pinned copies' NUMA node), as bench
  * takes them. */
@@ -636,7 +606,8 @@ static int run_burn(int argc, char **argv)
 			rc = cmd_report_error(&e);
 			goto out;
 		}
-	env.image = kernels(&image_owned, &e);
+	env.image =
+	    bench_kernels_image(gpuvet_kernels_size ? gpuvet_kernels : NULL, &image_owned, &e);
 	if (!env.image) {
 		if (!e.msg[0])
 			err_set(&e, EXIT_UNAVAILABLE, "%s; install the CUDA toolkit and rebuild",
