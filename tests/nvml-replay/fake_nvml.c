@@ -690,6 +690,14 @@ static unsigned long long wall_us(void)
 	return (unsigned long long)tv.tv_sec * 1000000ULL + (unsigned long long)tv.tv_usec;
 }
 
+/* A recorded time stamp in us: within 10^12 of zero it is an age relative to the call (the
+ * sample stays fresh in every replay), else an absolute time stamp. */
+static unsigned long long row_time(unsigned long long now, long long ts)
+{
+	return ts > -1000000000000LL && ts < 1000000000000LL ? (unsigned long long)((long long)now + ts)
+							       : (unsigned long long)ts;
+}
+
 /* Rows are (pid, time stamp, sm, mem, enc, dec). A time stamp smaller than 1e12 in magnitude
  * is an age relative to the call (-200000: 0.2 s ago; gpuvet records them so); larger ones
  * are absolute. Like the driver: a NULL or short buffer gets the ring's size and
@@ -718,8 +726,7 @@ EXPORT int nvmlDeviceGetProcessUtilization(nvml_dev h, struct nvml_process_utili
 		if (r->kind != 'r' || r->rowlen < 6)
 			continue;
 		ts = r->row[1];
-		t = (ts > -1000000000000LL && ts < 1000000000000LL) ? (unsigned long long)((long long)now + ts)
-								      : (unsigned long long)ts;
+		t = row_time(now, ts);
 		if (t <= last_seen)
 			continue;
 		memset(&buf[n], 0, sizeof(buf[n]));
@@ -771,8 +778,7 @@ EXPORT int nvmlDeviceGetSamples(nvml_dev h, int type, unsigned long long last_se
 		if (r->kind != 'r' || r->rowlen < 3)
 			continue;
 		ts = r->row[0];
-		t = (ts > -1000000000000LL && ts < 1000000000000LL) ? (unsigned long long)((long long)now + ts)
-								      : (unsigned long long)ts;
+		t = row_time(now, ts);
 		if (t <= last_seen)
 			continue;
 		memset(&buf[n], 0, sizeof(buf[n]));
