@@ -423,12 +423,6 @@ static bool main_busy(const struct adv_tick *k)
 	return !isnan(th) && th >= ADV_THREAD_BUSY_PCT;
 }
 
-static bool main_busy_tick(const struct adv_ctx *c, const struct adv_tick *k)
-{
-	(void)c;
-	return main_busy(k);
-}
-
 /* The host loop busy in tick k: its main process at ADV_LOOP_BUSY_PCT of a core (its threads
  * together), or its busiest thread CPU-bound. */
 static bool loop_busy_tick(const struct adv_ctx *c, const struct adv_tick *k)
@@ -437,6 +431,18 @@ static bool loop_busy_tick(const struct adv_ctx *c, const struct adv_tick *k)
 
 	(void)c;
 	return (!isnan(p) && p >= ADV_LOOP_BUSY_PCT) || main_busy(k);
+}
+
+/* The main thread busy launching in tick k, not copying: a blocking host-to-GPU copy also
+ * keeps the thread that launches busy, and its idle time is the copy's (advise.h2d_copies). */
+static bool launching_tick(const struct adv_ctx *c, const struct adv_tick *k)
+{
+	return main_busy(k) && !copy_tick(c, k);
+}
+
+static bool loop_launching_tick(const struct adv_ctx *c, const struct adv_tick *k)
+{
+	return loop_busy_tick(c, k) && !copy_tick(c, k);
 }
 
 /* The host loop's CPU over the run, in % of one core: the main process's median (its threads
@@ -607,7 +613,7 @@ void adv_rule_sync_points(struct adv_ctx *c)
 	bool inferred = false;
 	struct adv_cand *k;
 
-	if (c->idle_share < ADV_IDLE_SHARE || adv_has(c, "advise.cpu_work") ||
+	if (c->idle_share < ADV_SYNC_IDLE_MIN || adv_has(c, "advise.cpu_work") ||
 	    adv_has(c, "advise.input_pipeline") || adv_has(c, "advise.h2d_copies") ||
 	    c->launch_bound)
 		return;
@@ -982,12 +988,12 @@ void adv_rule_small_work(struct adv_ctx *c)
 	 * keep the GPU fed; the idle comes in gaps shorter than a sample. That idle is this
 	 * cause's too, not a sync point's or the input's. */
 	if (c->idle_share >= ADV_IDLE_SHARE && c->gaps.short_gaps) {
-		launch = adv_idle_weighted(c, main_busy_tick);
+		launch = adv_idle_weighted(c, launching_tick);
 		if (launch < ADV_EXPLAINS_SHARE)
 			launch = 0;
 	}
 	if (launch == 0 && steady_launch) {
-		launch = adv_idle_weighted(c, loop_busy_tick);
+		launch = adv_idle_weighted(c, loop_launching_tick);
 		if (launch < ADV_EXPLAINS_SHARE)
 			launch = 0;
 	}

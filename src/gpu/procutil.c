@@ -76,6 +76,17 @@ bool rate_per_s(const struct num *prev, int64_t prev_t_ns, const struct num *cur
 	return true;
 }
 
+bool rate_per_s_wrap32(const struct num *prev, int64_t prev_t_ns, const struct num *cur,
+		       int64_t cur_t_ns, double *out)
+{
+	const int64_t wrap = (int64_t)1 << 32;
+	struct num c = *cur;
+
+	if (num_ok(prev) && num_ok(cur) && cur->v < prev->v && prev->v < wrap && cur->v >= 0)
+		c.v += wrap;
+	return rate_per_s(prev, prev_t_ns, &c, cur_t_ns, out);
+}
+
 bool rate_busy_pct(const struct num *prev, int64_t prev_t_ns, const struct num *cur,
 		   int64_t cur_t_ns, double *out)
 {

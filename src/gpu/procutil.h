@@ -45,6 +45,13 @@ size_t procutil_filter(const struct proc_util_sample *s, size_t n, const unsigne
  * counter went backwards (a reset or a driver reload) or no time passed. */
 bool rate_per_s(const struct num *prev, int64_t prev_t_ns, const struct num *cur,
 		int64_t cur_t_ns, double *out);
+/* The same for a counter NVML keeps in 32 bits (the PCIe byte counters of Hopper: an H200
+ * copying 5 GB/s read 0.4-1.3 GB/s over 1 s readings, and nothing where the counter came back
+ * lower): a reading under 2^32 lower than the previous one wrapped once and counts so. Right
+ * only when the counter is read again before it moves another 4 GiB (under 0.1 s at a Gen5
+ * x16 link's peak). */
+bool rate_per_s_wrap32(const struct num *prev, int64_t prev_t_ns, const struct num *cur,
+		       int64_t cur_t_ns, double *out);
 
 /* Percent of the interval a nanosecond counter advanced (time spent throttled), 0..100. */
 bool rate_busy_pct(const struct num *prev, int64_t prev_t_ns, const struct num *cur,

@@ -79,6 +79,17 @@ static void test_rates(void)
 	CHECK(!rate_per_s(&b, 1000000000LL, &a, 3000000000LL, &r));
 	CHECK(!rate_per_s(&a, 3000000000LL, &b, 3000000000LL, &r));
 	CHECK(!rate_per_s(&bad, 1000000000LL, &b, 3000000000LL, &r));
+	/* a 32-bit counter that wrapped between readings: 5 GB/s over 200 ms read right */
+	a = ok(4000000000LL);
+	b = ok(4000000000LL + 1000000000LL - 4294967296LL);
+	CHECK(rate_per_s_wrap32(&a, 0, &b, 200000000LL, &r) && r > 4.99e9 && r < 5.01e9);
+	CHECK(!rate_per_s(&a, 0, &b, 200000000LL, &r));
+	/* ... and one that did not wrap, or a 64-bit counter that went back: as rate_per_s */
+	b = ok(4100000000LL);
+	CHECK(rate_per_s_wrap32(&a, 0, &b, 1000000000LL, &r) && r == 100000000.0);
+	a = ok(6000000000LL);
+	b = ok(5000000000LL);
+	CHECK(!rate_per_s_wrap32(&a, 0, &b, 1000000000LL, &r));
 	/* 0.25 s throttled per second */
 	a = ok(0);
 	b = ok(500000000);
