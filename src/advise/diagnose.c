@@ -1,7 +1,7 @@
 /*
  * diagnose.c: advise's verdict (diagnose.h): the figures every rule shares, read once from the
  * timeline (which GPUs are the job's, the share of time they sat idle, the length and period
- * of the gaps), then the rules (diagnose_rules.c), ranked by the GPU time each cause costs,
+ * of the gaps), then the rules (diagnose_rules.c, diagnose_gpu.c), ranked by the GPU time each cause costs,
  * and the closing line: advise.ok, advise.unclear (with the profiler to run) or, alone,
  * advise.no_samples.
  *

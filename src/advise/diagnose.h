@@ -7,7 +7,7 @@
  * sampler (live) or a saved timeline (--from FILE) fills the timeline; cmd/advise.c prints what
  * this returns; this definition replaces the weak stand-in of diagnose_min.c. The ids are
  * defined in diagnose.c and documented in docs/findings.md, section "5. advise"; the rules are
- * in diagnose_rules.c, their thresholds named constants in diagnose_int.h.
+ * in diagnose_rules.c and diagnose_gpu.c, their thresholds named constants in diagnose_int.h.
  */
 #ifndef GPUVET_ADVISE_DIAGNOSE_H
 #define GPUVET_ADVISE_DIAGNOSE_H

@@ -1,7 +1,7 @@
 /*
  * diagnose_int.h: what advise's diagnosis shares between its two files: diagnose.c (the
  * timeline's figures: idle share, gap lengths and period; the ranking; ok, unclear and
- * no_samples) and diagnose_rules.c (one function per cause). Not for use outside advise/.
+ * no_samples), diagnose_rules.c and diagnose_gpu.c (one function per cause). Not for use outside advise/.
  */
 #ifndef GPUVET_ADVISE_DIAGNOSE_INT_H
 #define GPUVET_ADVISE_DIAGNOSE_INT_H
@@ -206,7 +206,7 @@ struct adv_cand *adv_cand_add(struct adv_ctx *c, const char *id, enum severity s
 void adv_cand_ev(struct adv_cand *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void adv_cand_fix(struct adv_cand *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The rules (diagnose_rules.c), in the order they run: each adds at most one candidate. */
+/* The rules (diagnose_rules.c, diagnose_gpu.c), in the order they run: each adds at most one candidate. */
 void adv_rule_cpu_work(struct adv_ctx *c);
 void adv_rule_starved_host(struct adv_ctx *c);
 void adv_rule_input_io(struct adv_ctx *c);
