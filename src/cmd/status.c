@@ -1,8 +1,9 @@
 /*
  * status.c: `gpuvet status`, a table of the GPUs, nvidia-smi style CSV with --query and
  * --query-compute-apps, or JSON; once, or every period with -l SEC / -lms MS as nvidia-smi's
- * loop does. This file holds the options, the loop, signals and the exit code; the table and
- * the JSON document are status_table.c, the queries status_query.c (status_int.h).
+ * loop does. This file holds the options, the loop, signals and the exit code; what a period
+ * shows is rendered by view/status_view.h from the probe's gpu_system, the same code serve's
+ * local agent renders its snapshot with.
  *
  * Reads NVML only, and of it only what the output needs (a query of a slow field pays for that
  * field alone), so it answers in the time of one nvmlInit. Each period is a fresh one-shot
@@ -22,13 +23,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../gpu/libcheck.h"
+#include "../gpu/fields.h"
 #include "../gpu/probe.h"
 #include "../gpu/select.h"
-#include "../util/quote.h"
+#include "../util/term.h"
 #include "../util/util.h"
+#include "../view/status_view.h"
 #include "cmd.h"
-#include "status_int.h"
 
 static const char usage[] =
     "usage: gpuvet status [-i ID[,ID...]] [-v] [--json] [-l SEC | -lms MS]\n"
@@ -201,32 +202,21 @@ static char **rewrite_lms(int argc, char **argv, char ***owned)
 
 /* ---- one period ---------------------------------------------------------------------------- */
 
-static unsigned probe_flags(const struct status_opts *o)
-{
-	if (o->query || o->apps)
-		return status_query_probe(o);
-	/* JSON has every field (the process count is two cheap calls); the table needs only
-	 * the brief static facts and its own readings */
-	if (o->json)
-		return PROBE_NVML | PROBE_STATIC | PROBE_SAMPLE | PROBE_PROCS;
-	return PROBE_NVML | PROBE_BRIEF | PROBE_TABLE | PROBE_ECC;
-}
-
 /* Probe, select and format one period into out. Returns EXIT_OK, EXIT_FAIL when a selected
  * GPU is lost (it is still shown), or the error's code once it has been reported. */
 static int one_period(struct status_opts *o, struct strbuf *out)
 {
 	struct gpu_system sys;
+	struct strbuf errout;
 	struct err e;
-	unsigned i;
-	int rc = EXIT_OK;
+	int rc;
 
 	memset(&sys, 0, sizeof(sys));
 	err_clear(&e);
 	probing = 1;
 	if (stop_signal)
 		_exit(EXIT_INTERRUPTED); /* a signal between the flag and the probe */
-	if (probe_run(&sys, probe_flags(o), &e) != 0) {
+	if (probe_run(&sys, status_probe_flags(o), &e) != 0) {
 		if (sys.hung) {
 			/* the driver is unavailable, and the stuck call may never return */
 			e.code = EXIT_UNAVAILABLE;
@@ -238,32 +228,10 @@ static int one_period(struct status_opts *o, struct strbuf *out)
 		return cmd_report_error(&e);
 	}
 	probing = 0;
-	o->selected = xcalloc(sys.ngpus ? sys.ngpus : 1, sizeof(*o->selected));
-	if (libcheck_nvml(&sys, &e) != 0 || select_system(o->ids, &sys, o->selected, &e) != 0) {
-		rc = cmd_report_error(&e);
-		goto out;
-	}
-	if (o->query)
-		status_query_gpu(&sys, o, out);
-	else if (o->apps)
-		status_query_apps(&sys, o, out);
-	else if (o->json)
-		status_json(&sys, o, out);
-	else if (sys.ngpus == 0) {
-		char *v =
-		    quote_visible(text_ok(&sys.driver_version) ? sys.driver_version.s : "n/a");
-
-		sb_addf(out, "no NVIDIA GPU found by NVML (driver %s)\n", v);
-		free(v);
-	} else
-		status_table(&sys, o, out);
-	/* every GPU is shown, but a script reading only the exit code must see a lost one */
-	for (i = 0; i < sys.ngpus; i++)
-		if (o->selected[i] && sys.gpus[i].s.lost)
-			rc = EXIT_FAIL;
-out:
-	free(o->selected);
-	o->selected = NULL;
+	sb_init(&errout);
+	rc = status_render(&sys, o, out, &errout);
+	fputs(errout.buf, stderr);
+	sb_release(&errout);
 	gpu_system_free(&sys);
 	return rc;
 }
@@ -322,6 +290,69 @@ static int run_loop(struct status_opts *o)
 	return rc;
 }
 
+/* ---- --query and --help-query ----------------------------------------------------------- */
+
+/* Check the field lists of --query and --query-compute-apps before NVML is asked: an unknown
+ * field or an empty list prints the error and gives EXIT_USAGE; 0 when they are fine. */
+static int status_query_check(const struct status_opts *o)
+{
+	if (o->query) {
+		struct field_list fl;
+		int bad = field_list_parse(o->query, &fl);
+		size_t n = fl.n;
+
+		if (bad) {
+			fprintf(stderr, "gpuvet: error: unknown field '%s'\n", fl.unknown);
+			fputs("gpuvet: hint: 'gpuvet status --help-query' lists the fields\n",
+			      stderr);
+		}
+		field_list_free(&fl);
+		if (bad)
+			return EXIT_USAGE;
+		if (!n)
+			return cmd_usage_error(&cmd_status, "--query needs at least one field");
+	}
+	if (o->apps) {
+		struct app_field_list al;
+		int bad = app_field_list_parse(o->apps, &al);
+		size_t n = al.n;
+
+		if (bad) {
+			fprintf(stderr, "gpuvet: error: unknown compute-apps field '%s'\n",
+				al.unknown);
+			fputs("gpuvet: hint: 'gpuvet status --help-query' lists the fields\n",
+			      stderr);
+		}
+		app_field_list_free(&al);
+		if (bad)
+			return EXIT_USAGE;
+		if (!n)
+			return cmd_usage_error(&cmd_status,
+					       "--query-compute-apps needs at least one field");
+	}
+	return 0;
+}
+
+/* --help-query: the field names of both queries. */
+static int status_help_query(void)
+{
+	size_t n, i;
+	const struct field *f = field_all(&n);
+	const struct app_field *af;
+
+	printf("%-55s %-24s %s\n", "NVIDIA-SMI NAME", "GPUVET KEY", "UNIT");
+	for (i = 0; i < n; i++)
+		printf("%-55s %-24s %s\n", f[i].smi ? f[i].smi : "-", f[i].key ? f[i].key : "-",
+		       f[i].unit ? f[i].unit : "");
+	af = app_field_all(&n);
+	printf("\n--query-compute-apps (one row per compute process):\n");
+	printf("%-55s %-24s %s\n", "NVIDIA-SMI NAME", "ALIAS", "UNIT");
+	for (i = 0; i < n; i++)
+		printf("%-55s %-24s %s\n", af[i].smi, af[i].alias ? af[i].alias : "-",
+		       af[i].unit ? af[i].unit : "");
+	return EXIT_OK;
+}
+
 static int run_status(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -346,6 +377,8 @@ static int run_status(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	err_clear(&e);
+	o.color = term_color(stdout);
+	o.source = "nvml";
 	o.verbose = gopts.verbose; /* `gpuvet -v status` reads as `gpuvet status -v` */
 	while (rc < 0 && (opt = cmd_getopt(&cmd_status, argc, args, "i:jvl:h", opts)) != -1) {
 		switch (opt) {
