@@ -28,6 +28,7 @@
 #include "../gpu/select.h"
 #include "../util/term.h"
 #include "../util/util.h"
+#include "../serve/agent.h"
 #include "../view/status_view.h"
 #include "cmd.h"
 
@@ -56,6 +57,7 @@ static const char usage[] =
     "  -l, --loop SEC     print again every SEC seconds until Ctrl-C (exit 130)\n"
     "  -lms, --loop-ms MS the same every MS milliseconds\n"
     "  --help-query       list the field names of both queries\n"
+    "  --no-agent         read NVML even when 'gpuvet serve' runs (also GPUVET_NO_AGENT=1)\n"
     "  -h, --help         this help\n";
 
 /* ---- signals -------------------------------------------------------------------------------
@@ -202,6 +204,62 @@ static char **rewrite_lms(int argc, char **argv, char ***owned)
 
 /* ---- one period ---------------------------------------------------------------------------- */
 
+/* ---- the agent -----------------------------------------------------------------------------
+ * When `gpuvet serve` runs, its agent answers from the collector's snapshot in well under a
+ * millisecond, where a probe pays NVML's start-up (20-30 ms on an H200). Its answer is
+ * rendered by the same code (view/status_view.h) and used as it comes: exit code, stdout,
+ * stderr. Anything else (no agent, refused, slow, another version, "unsupported") reads NVML.
+ */
+static char agent_buf[256];
+static const char *agent_path; /* NULL: NVML only */
+
+/* The agent's socket, unless --no-agent or GPUVET_NO_AGENT says not to. A replay or a fake
+ * root is not the machine serve samples: there only an explicit GPUVET_AGENT_SOCKET is used. */
+static void agent_choose(bool no_agent)
+{
+	const char *env = getenv("GPUVET_NO_AGENT"), *sock = getenv("GPUVET_AGENT_SOCKET");
+
+	agent_path = NULL;
+	if (no_agent || (env && *env && strcmp(env, "0") != 0))
+		return;
+	if ((gopts.replay || gopts.root) && !(sock && *sock))
+		return;
+	agent_path = agent_default_path(agent_buf, sizeof(agent_buf));
+}
+
+/* One period through the agent: true when it answered (*rc is status's exit code). */
+static bool ask_agent(struct status_opts *o, struct strbuf *out, int *rc)
+{
+	struct strbuf req;
+	struct agent_answer ans;
+	char why[256];
+	bool absent = false, ok;
+
+	sb_init(&req);
+	ok = agent_status_encode(o, &req) == 0 &&
+	     agent_call(agent_path, AGENT_REQ_STATUS, req.buf, req.len, AGENT_CLIENT_TIMEOUT_MS,
+			&ans, &absent, why, sizeof(why)) == 0;
+	if (!ok && req.len && !absent && o->verbose)
+		fprintf(stderr, "gpuvet: note: serve's agent at %s did not answer (%s): reading NVML\n",
+			agent_path, why);
+	sb_release(&req);
+	if (!ok) {
+		/* one that is there but slow or refusing is not asked again in a loop */
+		if (!absent)
+			agent_path = NULL;
+		return false;
+	}
+	sb_add(out, ans.out.buf, ans.out.len);
+	fputs(ans.err.buf, stderr);
+	/* the wide table says where it came from; JSON has "source" */
+	if (o->verbose && !o->json && !o->query && !o->apps && ans.exit_code != EXIT_USAGE)
+		sb_addf(out, "(from gpuvet serve's agent at %s; readings %.1f s old)\n", agent_path,
+			ans.age_s);
+	*rc = ans.exit_code;
+	agent_answer_free(&ans);
+	return true;
+}
+
 /* Probe, select and format one period into out. Returns EXIT_OK, EXIT_FAIL when a selected
  * GPU is lost (it is still shown), or the error's code once it has been reported. */
 static int one_period(struct status_opts *o, struct strbuf *out)
@@ -211,6 +269,8 @@ static int one_period(struct status_opts *o, struct strbuf *out)
 	struct err e;
 	int rc;
 
+	if (agent_path && ask_agent(o, out, &rc))
+		return rc;
 	memset(&sys, 0, sizeof(sys));
 	err_clear(&e);
 	probing = 1;
@@ -366,6 +426,7 @@ static int run_status(int argc, char **argv)
 	    {"loop", required_argument, NULL, 'l'},
 	    {"loop-ms", required_argument, NULL, 'L'},
 	    {"help-query", no_argument, NULL, 'H'},
+	    {"no-agent", no_argument, NULL, 'N'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -374,6 +435,7 @@ static int run_status(int argc, char **argv)
 	char **owned;
 	char **args = rewrite_lms(argc, argv, &owned);
 	int opt, rc = -1;
+	bool no_agent = false;
 
 	memset(&o, 0, sizeof(o));
 	err_clear(&e);
@@ -405,6 +467,7 @@ static int run_status(int argc, char **argv)
 				rc = EXIT_USAGE;
 			break;
 		case 'H': rc = status_help_query(); break;
+		case 'N': no_agent = true; break;
 		case 'h':
 			cmd_print_usage(&cmd_status);
 			rc = EXIT_OK;
@@ -421,8 +484,10 @@ static int run_status(int argc, char **argv)
 		rc = cmd_usage_error(&cmd_status, "--format needs --query or --query-compute-apps");
 	if (rc < 0 && (o.query || o.apps))
 		rc = status_query_check(&o) ? EXIT_USAGE : -1;
-	if (rc < 0)
+	if (rc < 0) {
+		agent_choose(no_agent);
 		rc = run_loop(&o);
+	}
 	for (opt = 0; opt < argc; opt++)
 		free(owned[opt]);
 	free(owned);

@@ -50,6 +50,16 @@ unsigned status_probe_flags(const struct status_opts *o);
 int status_render(const struct gpu_system *sys, struct status_opts *o, struct strbuf *out,
 		  struct strbuf *errout);
 
+/* Build sys (free it with gpu_system_free) from the collector's static facts base
+ * (collector_system) and its snapshot snap, holding what a one-shot probe with flags would
+ * read: the readings that probe would not take are left unset. -1 with why (a phrase) when the
+ * snapshot cannot stand in for that probe: it needs what the collector does not read (CUDA,
+ * slow queries, processes where serve reads none), a tier has not sampled yet, a GPU is lost or
+ * not answering, or the collector stalled. */
+struct mon_snapshot;
+int status_snap_system(const struct gpu_system *base, const struct mon_snapshot *snap,
+		       unsigned flags, struct gpu_system *sys, char *why, size_t n);
+
 /* The table: one line per selected GPU, and a MIG line under a GPU in MIG mode (or switching
  * to it). Default: 80 columns; o->verbose: every column (margins, PCIe, ECC, reasons). */
 void status_table(const struct gpu_system *sys, const struct status_opts *o, struct strbuf *out);
