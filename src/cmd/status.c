@@ -240,7 +240,8 @@ static bool ask_agent(struct status_opts *o, struct strbuf *out, int *rc)
 	     agent_call(agent_path, AGENT_REQ_STATUS, req.buf, req.len, AGENT_CLIENT_TIMEOUT_MS,
 			&ans, &absent, why, sizeof(why)) == 0;
 	if (!ok && req.len && !absent && o->verbose)
-		fprintf(stderr, "gpuvet: note: serve's agent at %s did not answer (%s): reading NVML\n",
+		fprintf(stderr,
+			"gpuvet: note: serve's agent at %s did not answer (%s): reading NVML\n",
 			agent_path, why);
 	sb_release(&req);
 	if (!ok) {

@@ -37,7 +37,7 @@ struct conn {
 	size_t hdr_got;
 	unsigned type;
 	uint32_t len;
-	char *req;	     /* the payload, len bytes once read */
+	char *req; /* the payload, len bytes once read */
 	size_t req_got;
 	struct strbuf reply; /* header and payload */
 	size_t sent;
@@ -96,9 +96,9 @@ static int check_existing(const char *path, struct err *e)
 	int fd, r;
 
 	if (lstat(path, &st) != 0)
-		return errno == ENOENT ? 0
-				       : err_set(e, EXIT_ERROR, "cannot look at %s: %s", path,
-						 strerror(errno));
+		return errno == ENOENT
+			   ? 0
+			   : err_set(e, EXIT_ERROR, "cannot look at %s: %s", path, strerror(errno));
 	if (!S_ISSOCK(st.st_mode)) {
 		err_set(e, EXIT_ERROR, "%s exists and is not a socket", path);
 		err_hint(e, "remove it, or give serve another path with --socket");
@@ -115,7 +115,8 @@ static int check_existing(const char *path, struct err *e)
 	if (r == 0 || errno == EAGAIN) {
 		close(fd);
 		err_set(e, EXIT_ERROR, "another gpuvet serve is already running on %s", path);
-		err_hint(e, "stop it, or give this one another path with --socket (or --no-socket)");
+		err_hint(e,
+			 "stop it, or give this one another path with --socket (or --no-socket)");
 		return -1;
 	}
 	close(fd);
@@ -249,7 +250,7 @@ static void answer(struct agent *a, struct conn *c)
 	}
 	conn_reply(c, type, &payload);
 	sb_release(&payload);
-	count(a, type == AGENT_REP_OK ? &a->stats.answered
+	count(a, type == AGENT_REP_OK            ? &a->stats.answered
 		 : type == AGENT_REP_UNSUPPORTED ? &a->stats.unsupported
 						 : &a->stats.bad);
 }

@@ -31,19 +31,19 @@
 #include "../util/strbuf.h"
 
 /* ---- the protocol ------------------------------------------------------------------------- */
-#define AGENT_PROTO_VERSION 1
-#define AGENT_HEADER_BYTES 12
-#define AGENT_REQUEST_MAX (16 * 1024)	       /* a request's payload */
-#define AGENT_REPLY_MAX (16 * 1024 * 1024)     /* a reply's payload, as the client takes it */
-#define AGENT_CONN_TIMEOUT_MS 2000	       /* accept to the reply's last byte */
-#define AGENT_MAX_CONNS 512		       /* open at once; more are closed at accept */
-#define AGENT_CLIENT_TIMEOUT_MS 200	       /* the client's wait, connect to reply */
+#define AGENT_PROTO_VERSION     1
+#define AGENT_HEADER_BYTES      12
+#define AGENT_REQUEST_MAX       (16 * 1024)        /* a request's payload */
+#define AGENT_REPLY_MAX         (16 * 1024 * 1024) /* a reply's payload, as the client takes it */
+#define AGENT_CONN_TIMEOUT_MS   2000               /* accept to the reply's last byte */
+#define AGENT_MAX_CONNS         512                /* open at once; more are closed at accept */
+#define AGENT_CLIENT_TIMEOUT_MS 200                /* the client's wait, connect to reply */
 
 enum agent_msg {
-	AGENT_REQ_STATUS = 1,	   /* payload: agent_status_encode's text */
-	AGENT_REP_OK = 2,	   /* payload: exit code, age, stdout and stderr (agent_client.c) */
+	AGENT_REQ_STATUS = 1,      /* payload: agent_status_encode's text */
+	AGENT_REP_OK = 2,          /* payload: exit code, age, stdout and stderr (agent_client.c) */
 	AGENT_REP_UNSUPPORTED = 3, /* payload: why, a phrase; ask NVML */
-	AGENT_REP_ERROR = 4,	   /* payload: why; a bad request (the connection is closed) */
+	AGENT_REP_ERROR = 4,       /* payload: why; a bad request (the connection is closed) */
 };
 
 /* Encode a frame's header into out[AGENT_HEADER_BYTES]. */
@@ -73,9 +73,9 @@ struct agent_stats {
 	uint64_t accepted;    /* connections */
 	uint64_t answered;    /* AGENT_REP_OK */
 	uint64_t unsupported; /* AGENT_REP_UNSUPPORTED */
-	uint64_t bad;	      /* AGENT_REP_ERROR */
+	uint64_t bad;         /* AGENT_REP_ERROR */
 	uint64_t dropped;     /* timed out, refused at accept (too many), or a failed write */
-	unsigned open;	      /* connections open now */
+	unsigned open;        /* connections open now */
 };
 void agent_get_stats(struct agent *a, struct agent_stats *st);
 

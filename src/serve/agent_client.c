@@ -228,8 +228,8 @@ int agent_call(const char *path, unsigned type, const char *req, size_t len, int
 	} else if (rtype == AGENT_REP_UNSUPPORTED || rtype == AGENT_REP_ERROR) {
 		char *v = xstrndup((const char *)payload, rlen);
 
-		str_fmt(why, n, "%s: %s", rtype == AGENT_REP_UNSUPPORTED ? "unsupported" : "refused",
-			v);
+		str_fmt(why, n, "%s: %s",
+			rtype == AGENT_REP_UNSUPPORTED ? "unsupported" : "refused", v);
 		free(v);
 	} else {
 		str_fmt(why, n, "a reply of unknown type %u", rtype);

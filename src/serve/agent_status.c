@@ -47,8 +47,8 @@ static int add_text(struct strbuf *req, const char *key, const char *v)
 int agent_status_encode(const struct status_opts *o, struct strbuf *req)
 {
 	sb_addf(req, "gpuvet=%s\n", GPUVET_VERSION);
-	sb_addf(req, "json=%d\nverbose=%d\ncsv=%d\nnoheader=%d\nnounits=%d\n", o->json,
-		o->verbose, o->csv, o->noheader, o->nounits);
+	sb_addf(req, "json=%d\nverbose=%d\ncsv=%d\nnoheader=%d\nnounits=%d\n", o->json, o->verbose,
+		o->csv, o->noheader, o->nounits);
 	sb_addf(req, "loop=%d\nheader=%d\ncolor=%d\ngmtoff=%ld\n", o->loop_ms != 0, o->header,
 		o->color, local_gmtoff());
 	if (add_text(req, "ids", o->ids) || add_text(req, "query", o->query) ||

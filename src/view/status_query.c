@@ -62,7 +62,6 @@ static void json_out(json_t *arr, const struct status_opts *o, struct strbuf *ou
 	json_decref(arr);
 }
 
-
 /* Is f filled by the status table's probe (PROBE_BRIEF | PROBE_TABLE | PROBE_ECC)? On the
  * H200s the first call of each other query costs 1-4 ms per GPU, so a --query of only these
  * readings costs what the table costs, not what the full probe does. */
@@ -254,4 +253,3 @@ void status_query_apps(const struct gpu_system *sys, const struct status_opts *o
 		json_out(arr, o, out);
 	app_field_list_free(&al);
 }
-

@@ -111,7 +111,8 @@ int status_snap_system(const struct gpu_system *base, const struct mon_snapshot 
 		if (flags & PROBE_STATIC) {
 			g->st = base->gpus[gi].st;
 			/* the NVLink states are read with the static facts */
-			memcpy(g->s.nvlink_active, src->s.nvlink_active, sizeof(g->s.nvlink_active));
+			memcpy(g->s.nvlink_active, src->s.nvlink_active,
+			       sizeof(g->s.nvlink_active));
 		} else {
 			brief_static(&g->st, &base->gpus[gi].st);
 		}
@@ -121,7 +122,8 @@ int status_snap_system(const struct gpu_system *base, const struct mon_snapshot 
 			g->s.nprocs = src->s.nprocs;
 		if (flags & PROBE_HEALTH) {
 			tier_copy(&g->s, &src->s, MT_HEALTH);
-			/* of the health tier's rows, these three are the slow queries (PROBE_SLOW) */
+			/* of the health tier's rows, these three are the slow queries (PROBE_SLOW)
+			 */
 			memset(&g->s.pcie_tx_kbps, 0, sizeof(g->s.pcie_tx_kbps));
 			memset(&g->s.pcie_rx_kbps, 0, sizeof(g->s.pcie_rx_kbps));
 			memset(&g->s.energy_mj, 0, sizeof(g->s.energy_mj));

@@ -173,8 +173,8 @@ static const char *style(const struct status_opts *o, const char *seq)
 {
 	return o->color ? seq : "";
 }
-#define BOLD(o) style(o, "\033[1m")
-#define RED(o) style(o, "\033[31m")
+#define BOLD(o)  style(o, "\033[1m")
+#define RED(o)   style(o, "\033[31m")
 #define RESET(o) style(o, "\033[0m")
 
 /* A GPU that cannot be shown: lost, or its first call failed. True when it printed that. */
@@ -197,13 +197,12 @@ void status_table(const struct gpu_system *sys, const struct status_opts *o, str
 
 	if (o->verbose)
 		sb_addf(out, "%s%-3s %-18s %-12s %-9s %-11s %-15s %5s %8s %-9s %4s  %s%s\n",
-			BOLD(o), "GPU", "NAME", "BUS ID", "TEMP/MRG", "POWER", "MEMORY GiB",
-			"UTIL", "SM CLK", "PCIE", "ECC", "CLOCK EVENTS", RESET(o));
+			BOLD(o), "GPU", "NAME", "BUS ID", "TEMP/MRG", "POWER", "MEMORY GiB", "UTIL",
+			"SM CLK", "PCIE", "ECC", "CLOCK EVENTS", RESET(o));
 	else
 		/* 74 columns with the widest values seen (a 4-digit power limit, 3-digit GiB) */
-		sb_addf(out, "%s%-3s %-16s %-12s %4s %10s %11s %4s %7s%s\n", BOLD(o), "GPU",
-			"NAME", "BUS ID", "TEMP", "POWER", "MEMORY GiB", "UTIL", "SM CLK",
-			RESET(o));
+		sb_addf(out, "%s%-3s %-16s %-12s %4s %10s %11s %4s %7s%s\n", BOLD(o), "GPU", "NAME",
+			"BUS ID", "TEMP", "POWER", "MEMORY GiB", "UTIL", "SM CLK", RESET(o));
 	for (gi = 0; gi < sys->ngpus; gi++) {
 		const struct gpu *g = &sys->gpus[gi];
 		char name[19], bus[16], temp[24], power[48], mem[48], util[24], clk[24];

@@ -46,7 +46,8 @@ int status_render(const struct gpu_system *sys, struct status_opts *o, struct st
 		status_json(sys, o, out);
 	else if (sys->ngpus == 0) {
 		sb_adds(out, "no NVIDIA GPU found by NVML (driver ");
-		quote_visible_add(out, text_ok(&sys->driver_version) ? sys->driver_version.s : "n/a");
+		quote_visible_add(out,
+				  text_ok(&sys->driver_version) ? sys->driver_version.s : "n/a");
 		sb_adds(out, ")\n");
 	} else
 		status_table(sys, o, out);

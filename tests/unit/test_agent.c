@@ -46,32 +46,45 @@ struct tcase {
 };
 
 static struct tcase cases[] = {
-	{"table", {.header = true}, 0, NULL, NULL},
-	{"table -v", {.verbose = true, .header = true}, 0, NULL, NULL},
-	{"table -i 1", {.ids = "1", .header = true}, 0, NULL, NULL},
-	{"table in colour", {.color = true, .header = true}, 0, NULL, NULL},
-	{"json", {.json = true, .header = true}, 0, NULL, NULL},
-	{"json -l", {.json = true, .loop_ms = 1000, .header = true}, 0, NULL, NULL},
-	{"query of the table's readings",
-	 {.query = "index,name,pci.bus_id,memory.total,memory.used,power.draw,power.limit,"
-		   "utilization.gpu,clocks.current.sm,temperature.gpu,ecc.errors.uncorrected."
-		   "volatile.total,pcie.link.gen.current",
-	  .csv = true, .header = true},
-	 0, NULL, NULL},
-	{"query of the full probe",
-	 {.query = "index,serial,uuid,vbios_version,power.limit,enforced.power.limit,pstate,"
-		   "fan.speed,clocks.mem,clocks.max.sm,temperature.memory,power.draw.average,"
-		   "ecc.errors.corrected.volatile.total,ecc.errors.uncorrected.aggregate.total,"
-		   "remapped_rows.pending,retired_pages.sbe,clocks_event_reasons.active,"
-		   "clocks_event_reasons_counters.sw_power_cap,fabric.state,processes,"
-		   "compute_mode,persistence_mode,nvlink_count,driver_version,count",
-	  .csv = true, .nounits = true, .header = true},
-	 0, NULL, NULL},
-	{"query noheader", {.query = "index,temperature.gpu", .csv = true, .noheader = true}, 0,
-	 NULL, NULL},
-	{"query json", {.query = "index,uuid,power.draw,fan.speed", .json = true, .header = true}, 0,
-	 NULL, NULL},
-	{"-i 7: no such GPU", {.ids = "7", .header = true}, EXIT_USAGE, NULL, NULL},
+    {"table", {.header = true}, 0, NULL, NULL},
+    {"table -v", {.verbose = true, .header = true}, 0, NULL, NULL},
+    {"table -i 1", {.ids = "1", .header = true}, 0, NULL, NULL},
+    {"table in colour", {.color = true, .header = true}, 0, NULL, NULL},
+    {"json", {.json = true, .header = true}, 0, NULL, NULL},
+    {"json -l", {.json = true, .loop_ms = 1000, .header = true}, 0, NULL, NULL},
+    {"query of the table's readings",
+     {.query = "index,name,pci.bus_id,memory.total,memory.used,power.draw,power.limit,"
+	       "utilization.gpu,clocks.current.sm,temperature.gpu,ecc.errors.uncorrected."
+	       "volatile.total,pcie.link.gen.current",
+      .csv = true,
+      .header = true},
+     0,
+     NULL,
+     NULL},
+    {"query of the full probe",
+     {.query = "index,serial,uuid,vbios_version,power.limit,enforced.power.limit,pstate,"
+	       "fan.speed,clocks.mem,clocks.max.sm,temperature.memory,power.draw.average,"
+	       "ecc.errors.corrected.volatile.total,ecc.errors.uncorrected.aggregate.total,"
+	       "remapped_rows.pending,retired_pages.sbe,clocks_event_reasons.active,"
+	       "clocks_event_reasons_counters.sw_power_cap,fabric.state,processes,"
+	       "compute_mode,persistence_mode,nvlink_count,driver_version,count",
+      .csv = true,
+      .nounits = true,
+      .header = true},
+     0,
+     NULL,
+     NULL},
+    {"query noheader",
+     {.query = "index,temperature.gpu", .csv = true, .noheader = true},
+     0,
+     NULL,
+     NULL},
+    {"query json",
+     {.query = "index,uuid,power.draw,fan.speed", .json = true, .header = true},
+     0,
+     NULL,
+     NULL},
+    {"-i 7: no such GPU", {.ids = "7", .header = true}, EXIT_USAGE, NULL, NULL},
 };
 
 /* status's own rendering: a one-shot probe of the replay */
@@ -138,8 +151,7 @@ static int call(const struct status_opts *o, struct agent_answer *ans, char *why
 		sb_release(&req);
 		return -2;
 	}
-	rc = agent_call(sock, AGENT_REQ_STATUS, req.buf, req.len, timeout_ms, ans, &absent, why,
-			n);
+	rc = agent_call(sock, AGENT_REQ_STATUS, req.buf, req.len, timeout_ms, ans, &absent, why, n);
 	sb_release(&req);
 	return rc;
 }
@@ -194,10 +206,10 @@ static void test_unsupported(void)
 		struct status_opts o;
 		const char *why;
 	} un[] = {
-		{{.apps = "pid,used_memory", .csv = true, .header = true}, "process lists"},
-		{{.query = "index,sm_count", .csv = true, .header = true}, "CUDA"},
-		{{.query = "index,energy_mj", .csv = true, .header = true}, "slow query"},
-		{{.query = "cpu_affinity", .csv = true, .header = true}, "slow query"},
+	    {{.apps = "pid,used_memory", .csv = true, .header = true}, "process lists"},
+	    {{.query = "index,sm_count", .csv = true, .header = true}, "CUDA"},
+	    {{.query = "index,energy_mj", .csv = true, .header = true}, "slow query"},
+	    {{.query = "cpu_affinity", .csv = true, .header = true}, "slow query"},
 	};
 	struct agent_answer ans;
 	char why[256];
@@ -220,7 +232,8 @@ static void test_unsupported(void)
 	}
 }
 
-/* ---- raw sockets ------------------------------------------------------------------------------ */
+/* ---- raw sockets ------------------------------------------------------------------------------
+ */
 
 static int raw_connect(const char *path)
 {
@@ -406,7 +419,8 @@ static void test_200_clients(void)
 	CHECK(st.answered >= N);
 }
 
-/* ---- the client's fallbacks and the socket's set-up ------------------------------------------- */
+/* ---- the client's fallbacks and the socket's set-up -------------------------------------------
+ */
 
 struct fake_server {
 	int lfd;
@@ -602,9 +616,11 @@ static void setup(void)
 	str_fmt(scen, sizeof(scen), "%s/scenario.json", dir);
 	f = fopen(scen, "w");
 	CHECK(f);
-	fprintf(f, "{\"gpuvet_recording\": 1, \"derive\": \"%s/tests/scenarios/h200x2.json\",\n"
-		   " \"nvml\": {\"devices\": {\"0\": {\"nvmlDeviceGetEnforcedPowerLimit\": "
-		   "[0, 500000]}}}}\n", top);
+	fprintf(f,
+		"{\"gpuvet_recording\": 1, \"derive\": \"%s/tests/scenarios/h200x2.json\",\n"
+		" \"nvml\": {\"devices\": {\"0\": {\"nvmlDeviceGetEnforcedPowerLimit\": "
+		"[0, 500000]}}}}\n",
+		top);
 	CHECK(fclose(f) == 0);
 	err_clear(&e);
 	CHECK(replay_start(scen, &e) == 0);
