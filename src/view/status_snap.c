@@ -85,6 +85,11 @@ int status_snap_system(const struct gpu_system *base, const struct mon_snapshot 
 		str_copy(why, "no sample yet", n);
 		return -1;
 	}
+	/* a fast tier that stopped publishing (stuck outside any one GPU's call) */
+	if (base->ngpus && now_ns() - snap->t_ns > 2 * snap->fast_ns + 2000000000LL) {
+		str_fmt(why, n, "serve's readings are %.0f s old", (now_ns() - snap->t_ns) / 1e9);
+		return -1;
+	}
 	for (gi = 0; gi < snap->ngpus; gi++) {
 		const char *bad = gpu_unusable(snap, &snap->gpus[gi], flags);
 

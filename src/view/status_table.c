@@ -258,7 +258,8 @@ void status_json(const struct gpu_system *sys, const struct status_opts *o, stru
 	if (o->source)
 		json_object_set_new(root, "source", json_string(o->source));
 	if (o->aged)
-		json_object_set_new(root, "sample_age_s", json_real(o->age_s));
+		json_object_set_new(root, "sample_age_ms",
+				    json_integer((json_int_t)(o->age_s * 1000 + 0.5)));
 	for (gi = 0; gi < sys->ngpus; gi++) {
 		const struct gpu *g = &sys->gpus[gi];
 		json_t *obj, *errs;

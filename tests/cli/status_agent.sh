@@ -27,7 +27,7 @@ trap 'stop_agent; rm -rf "$TMP"' EXIT
 
 "$GPUVET" --replay "$BASE" status >"$TMP/plain" 2>&1
 "$GPUVET" --replay "$BASE" status --json >"$TMP/plain.json" 2>&1
-expect_jq "reading NVML itself, JSON says so" '.source == "nvml" and (has("sample_age_s") | not)' "$TMP/plain.json"
+expect_jq "reading NVML itself, JSON says so" '.source == "nvml" and (has("sample_age_ms") | not)' "$TMP/plain.json"
 
 # an agent that answers: its answer is status's output
 start_agent ok

@@ -118,7 +118,7 @@ static char *json_plain(const char *text)
 	if (!j)
 		return NULL;
 	json_object_del(j, "source");
-	json_object_del(j, "sample_age_s");
+	json_object_del(j, "sample_age_ms");
 	s = json_dumps(j, JSON_PRESERVE_ORDER | JSON_COMPACT);
 	json_decref(j);
 	return s;
@@ -193,7 +193,7 @@ static void test_json_says_agent(void)
 	j = json_loads(ans.out.buf, 0, &je);
 	CHECK(j);
 	CHECK_STR(json_string_value(json_object_get(j, "source")), "agent");
-	CHECK(json_is_real(json_object_get(j, "sample_age_s")));
+	CHECK(json_is_integer(json_object_get(j, "sample_age_ms")));
 	json_decref(j);
 	agent_answer_free(&ans);
 	/* and status's own JSON says it read NVML itself */
