@@ -59,7 +59,8 @@ struct agent {
 	struct conn *conns; /* AGENT_MAX_CONNS */
 	unsigned nconns;
 	struct mon_snapshot snap;
-	bool snap_fresh; /* copied in this round */
+	bool snap_fresh;	   /* copied in this round */
+	int64_t accept_pause_ns; /* out of descriptors: accept nothing until then */
 };
 
 /* ---- the socket ------------------------------------------------------------------------------ */
@@ -324,8 +325,13 @@ static void accept_all(struct agent *a)
 		int fd = accept4(a->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		struct conn *c;
 
-		if (fd < 0)
-			return; /* EAGAIN, or out of descriptors: the rest wait in the backlog */
+		if (fd < 0) {
+			/* out of descriptors, the listening socket stays readable: polling it would
+			 * spin, so the backlog waits a while (its clients time out and read NVML) */
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+				a->accept_pause_ns = now_ns() + 100000000LL;
+			return;
+		}
 		count(a, &a->stats.accepted);
 		if (a->nconns >= AGENT_MAX_CONNS) {
 			close(fd);
@@ -351,7 +357,9 @@ static void *agent_loop(void *arg)
 		int wait_ms;
 
 		pfd[0] = (struct pollfd){a->wake[0], POLLIN, 0};
-		pfd[1] = (struct pollfd){a->lfd, POLLIN, 0};
+		pfd[1] = (struct pollfd){a->lfd, now >= a->accept_pause_ns ? POLLIN : 0, 0};
+		if (now < a->accept_pause_ns && a->accept_pause_ns < next)
+			next = a->accept_pause_ns;
 		for (i = 0; i < a->nconns; i++) {
 			pfd[i + 2] = (struct pollfd){a->conns[i].fd,
 						     a->conns[i].writing ? POLLOUT : POLLIN, 0};
