@@ -3,8 +3,9 @@
  * recording: the collector samples it, the agent answers status on a socket in a temporary
  * folder, and each answer must equal what status renders from its own one-shot probe (table,
  * -v, JSON, --query CSV and JSON, -i, a selection error). Then the server under bad input and
- * load: garbage, another protocol version, a half frame and a client that never reads (neither
- * holds up the others; both are dropped), 200 clients at once; and the client's fallbacks: no
+ * load: garbage, another protocol version, a half frame and a client that never reads its reply
+ * (neither holds up the others; the half frame is dropped at the time limit), 200 clients at
+ * once; and the client's fallbacks: no
  * socket, a stale one, a listener that never answers, a reply of another version,
  * "unsupported". The socket's set-up: its mode from /dev/nvidiactl, a stale socket replaced, a
  * live one refused, a file that is no socket left alone, the socket removed at stop.
@@ -337,8 +338,9 @@ static void test_garbage(void)
 	}
 }
 
-/* A half frame and a client that never reads stay open while others are answered at once, and
- * are dropped at the connection's time limit. */
+/* A half frame and a client that never reads its reply hold up nobody; the half frame is
+ * dropped at the connection's time limit. (A reply this small fits the socket's buffer, so the
+ * server's partial writes are not exercised here.) */
 static void test_slow_clients(void)
 {
 	struct status_opts o = {.header = true};
@@ -364,7 +366,8 @@ static void test_slow_clients(void)
 	for (i = 0; i < 20; i++) {
 		t0 = now_ns();
 		CHECK(call(&o, &ans, why, sizeof(why), 2000) == 0);
-		CHECK(now_ns() - t0 < 100000000LL); /* not held up */
+		/* not held up (a shared CI machine may stall a call, but not for the 2 s limit) */
+		CHECK(now_ns() - t0 < 1000000000LL);
 		agent_answer_free(&ans);
 	}
 	/* the half frame is dropped at the time limit (the read sees the end) */
@@ -499,7 +502,7 @@ static void test_fallbacks(void)
 	CHECK(agent_call(path, AGENT_REQ_STATUS, "x", 1, 200, &ans, &absent, why, sizeof(why)) ==
 	      -1);
 	CHECK(!absent);
-	CHECK(now_ns() - t0 >= 190000000LL && now_ns() - t0 < 500000000LL);
+	CHECK(now_ns() - t0 >= 190000000LL && now_ns() - t0 < 1500000000LL);
 	CHECK(strstr(why, "no reply within 200 ms"));
 	pthread_join(th, NULL);
 	/* a reply of another protocol version */
