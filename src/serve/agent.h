@@ -93,9 +93,9 @@ struct agent_answer {
 
 /* Send one request of type to the agent at path and wait for its reply, timeout_ms in all.
  * 0 with a filled (sb_init'ed here; release with agent_answer_free) on AGENT_REP_OK; -1 with
- * why when the client must ask NVML itself: no socket, refused, timed out, another version,
- * "unsupported" (why has the agent's reason), a malformed reply. *absent is set when there
- * was no agent at all (no socket file, or no listener): nothing worth telling a user. */
+ * why, and nothing to free, when the client must ask NVML itself: no socket, refused, timed out,
+ * another version, "unsupported" (why has the agent's reason), a malformed reply. *absent is set
+ * when there was no agent at all (no socket file, or no listener): nothing worth telling a user. */
 int agent_call(const char *path, unsigned type, const char *req, size_t len, int timeout_ms,
 	       struct agent_answer *a, bool *absent, char *why, size_t n);
 void agent_answer_free(struct agent_answer *a);

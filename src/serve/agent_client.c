@@ -237,9 +237,7 @@ int agent_call(const char *path, unsigned type, const char *req, size_t len, int
 out:
 	free(payload);
 	close(fd);
-	if (rc != 0) {
-		sb_reset(&a->out);
-		sb_reset(&a->err);
-	}
+	if (rc != 0)
+		agent_answer_free(a); /* nothing for the caller to free on failure */
 	return rc;
 }
