@@ -23,7 +23,7 @@
 #include "host/host.h"
 #include "replay/replay.h"
 #include "util/err.h"
-#include "util/quote.h"
+#include "util/strbuf.h"
 #include "util/term.h"
 #include "util/util.h"
 
@@ -75,18 +75,14 @@ static const struct cmd *find_cmd(const char *name)
 
 int cmd_report_error(const struct err *e)
 {
-	/* messages quote paths, library errors and driver answers: no control byte gets out */
-	char *msg = quote_visible(e->msg[0] ? e->msg : "unknown error");
+	struct strbuf sb;
+	int code;
 
-	fprintf(stderr, "gpuvet: error: %s\n", msg);
-	free(msg);
-	if (e->hint[0]) {
-		char *hint = quote_visible(e->hint);
-
-		fprintf(stderr, "gpuvet: hint: %s\n", hint);
-		free(hint);
-	}
-	return e->code ? e->code : EXIT_ERROR;
+	sb_init(&sb);
+	code = err_format(e, &sb);
+	fputs(sb.buf, stderr);
+	sb_release(&sb);
+	return code;
 }
 
 void cmd_print_usage(const struct cmd *c)

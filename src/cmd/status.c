@@ -1,8 +1,9 @@
 /*
  * status.c: `gpuvet status`, a table of the GPUs, nvidia-smi style CSV with --query and
  * --query-compute-apps, or JSON; once, or every period with -l SEC / -lms MS as nvidia-smi's
- * loop does. This file holds the options, the loop, signals and the exit code; the table and
- * the JSON document are status_table.c, the queries status_query.c (status_int.h).
+ * loop does. This file holds the options, the loop, signals and the exit code; what a period
+ * shows is rendered by view/status_view.h from the probe's gpu_system, the same code serve's
+ * local agent renders its snapshot with.
  *
  * Reads NVML only, and of it only what the output needs (a query of a slow field pays for that
  * field alone), so it answers in the time of one nvmlInit. Each period is a fresh one-shot
@@ -22,13 +23,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../gpu/libcheck.h"
+#include "../gpu/fields.h"
 #include "../gpu/probe.h"
 #include "../gpu/select.h"
-#include "../util/quote.h"
+#include "../util/term.h"
 #include "../util/util.h"
+#include "../serve/agent.h"
+#include "../view/status_view.h"
 #include "cmd.h"
-#include "status_int.h"
 
 static const char usage[] =
     "usage: gpuvet status [-i ID[,ID...]] [-v] [--json] [-l SEC | -lms MS]\n"
@@ -55,6 +57,7 @@ static const char usage[] =
     "  -l, --loop SEC     print again every SEC seconds until Ctrl-C (exit 130)\n"
     "  -lms, --loop-ms MS the same every MS milliseconds\n"
     "  --help-query       list the field names of both queries\n"
+    "  --no-agent         read NVML even when 'gpuvet serve' runs (also GPUVET_NO_AGENT=1)\n"
     "  -h, --help         this help\n";
 
 /* ---- signals -------------------------------------------------------------------------------
@@ -201,15 +204,61 @@ static char **rewrite_lms(int argc, char **argv, char ***owned)
 
 /* ---- one period ---------------------------------------------------------------------------- */
 
-static unsigned probe_flags(const struct status_opts *o)
+/* ---- the agent -----------------------------------------------------------------------------
+ * When `gpuvet serve` runs, its agent answers from the collector's snapshot in well under a
+ * millisecond, where a probe pays NVML's start-up (20-30 ms on an H200). Its answer is
+ * rendered by the same code (view/status_view.h) and used as it comes: exit code, stdout,
+ * stderr. Anything else (no agent, refused, slow, another version, "unsupported") reads NVML.
+ */
+static char agent_buf[256];
+static const char *agent_path; /* NULL: NVML only */
+
+/* The agent's socket, unless --no-agent or GPUVET_NO_AGENT says not to. A replay or a fake
+ * root is not the machine serve samples: there only an explicit GPUVET_AGENT_SOCKET is used. */
+static void agent_choose(bool no_agent)
 {
-	if (o->query || o->apps)
-		return status_query_probe(o);
-	/* JSON has every field (the process count is two cheap calls); the table needs only
-	 * the brief static facts and its own readings */
-	if (o->json)
-		return PROBE_NVML | PROBE_STATIC | PROBE_SAMPLE | PROBE_PROCS;
-	return PROBE_NVML | PROBE_BRIEF | PROBE_TABLE | PROBE_ECC;
+	const char *env = getenv("GPUVET_NO_AGENT"), *sock = getenv("GPUVET_AGENT_SOCKET");
+
+	agent_path = NULL;
+	if (no_agent || (env && *env && strcmp(env, "0") != 0))
+		return;
+	if ((gopts.replay || gopts.root) && !(sock && *sock))
+		return;
+	agent_path = agent_default_path(agent_buf, sizeof(agent_buf));
+}
+
+/* One period through the agent: true when it answered (*rc is status's exit code). */
+static bool ask_agent(struct status_opts *o, struct strbuf *out, int *rc)
+{
+	struct strbuf req;
+	struct agent_answer ans;
+	char why[256];
+	bool absent = false, ok;
+
+	sb_init(&req);
+	ok = agent_status_encode(o, &req) == 0 &&
+	     agent_call(agent_path, AGENT_REQ_STATUS, req.buf, req.len, AGENT_CLIENT_TIMEOUT_MS,
+			&ans, &absent, why, sizeof(why)) == 0;
+	if (!ok && req.len && !absent && o->verbose)
+		fprintf(stderr,
+			"gpuvet: note: serve's agent at %s did not answer (%s): reading NVML\n",
+			agent_path, why);
+	sb_release(&req);
+	if (!ok) {
+		/* one that is there but slow or refusing is not asked again in a loop */
+		if (!absent)
+			agent_path = NULL;
+		return false;
+	}
+	sb_add(out, ans.out.buf, ans.out.len);
+	fputs(ans.err.buf, stderr);
+	/* the wide table says where it came from; JSON has "source" */
+	if (o->verbose && !o->json && !o->query && !o->apps && ans.exit_code != EXIT_USAGE)
+		sb_addf(out, "(from gpuvet serve's agent at %s; readings %.1f s old)\n", agent_path,
+			ans.age_s);
+	*rc = ans.exit_code;
+	agent_answer_free(&ans);
+	return true;
 }
 
 /* Probe, select and format one period into out. Returns EXIT_OK, EXIT_FAIL when a selected
@@ -217,16 +266,18 @@ static unsigned probe_flags(const struct status_opts *o)
 static int one_period(struct status_opts *o, struct strbuf *out)
 {
 	struct gpu_system sys;
+	struct strbuf errout;
 	struct err e;
-	unsigned i;
-	int rc = EXIT_OK;
+	int rc;
 
+	if (agent_path && ask_agent(o, out, &rc))
+		return rc;
 	memset(&sys, 0, sizeof(sys));
 	err_clear(&e);
 	probing = 1;
 	if (stop_signal)
 		_exit(EXIT_INTERRUPTED); /* a signal between the flag and the probe */
-	if (probe_run(&sys, probe_flags(o), &e) != 0) {
+	if (probe_run(&sys, status_probe_flags(o), &e) != 0) {
 		if (sys.hung) {
 			/* the driver is unavailable, and the stuck call may never return */
 			e.code = EXIT_UNAVAILABLE;
@@ -238,32 +289,10 @@ static int one_period(struct status_opts *o, struct strbuf *out)
 		return cmd_report_error(&e);
 	}
 	probing = 0;
-	o->selected = xcalloc(sys.ngpus ? sys.ngpus : 1, sizeof(*o->selected));
-	if (libcheck_nvml(&sys, &e) != 0 || select_system(o->ids, &sys, o->selected, &e) != 0) {
-		rc = cmd_report_error(&e);
-		goto out;
-	}
-	if (o->query)
-		status_query_gpu(&sys, o, out);
-	else if (o->apps)
-		status_query_apps(&sys, o, out);
-	else if (o->json)
-		status_json(&sys, o, out);
-	else if (sys.ngpus == 0) {
-		char *v =
-		    quote_visible(text_ok(&sys.driver_version) ? sys.driver_version.s : "n/a");
-
-		sb_addf(out, "no NVIDIA GPU found by NVML (driver %s)\n", v);
-		free(v);
-	} else
-		status_table(&sys, o, out);
-	/* every GPU is shown, but a script reading only the exit code must see a lost one */
-	for (i = 0; i < sys.ngpus; i++)
-		if (o->selected[i] && sys.gpus[i].s.lost)
-			rc = EXIT_FAIL;
-out:
-	free(o->selected);
-	o->selected = NULL;
+	sb_init(&errout);
+	rc = status_render(&sys, o, out, &errout);
+	fputs(errout.buf, stderr);
+	sb_release(&errout);
 	gpu_system_free(&sys);
 	return rc;
 }
@@ -322,6 +351,69 @@ static int run_loop(struct status_opts *o)
 	return rc;
 }
 
+/* ---- --query and --help-query ----------------------------------------------------------- */
+
+/* Check the field lists of --query and --query-compute-apps before NVML is asked: an unknown
+ * field or an empty list prints the error and gives EXIT_USAGE; 0 when they are fine. */
+static int status_query_check(const struct status_opts *o)
+{
+	if (o->query) {
+		struct field_list fl;
+		int bad = field_list_parse(o->query, &fl);
+		size_t n = fl.n;
+
+		if (bad) {
+			fprintf(stderr, "gpuvet: error: unknown field '%s'\n", fl.unknown);
+			fputs("gpuvet: hint: 'gpuvet status --help-query' lists the fields\n",
+			      stderr);
+		}
+		field_list_free(&fl);
+		if (bad)
+			return EXIT_USAGE;
+		if (!n)
+			return cmd_usage_error(&cmd_status, "--query needs at least one field");
+	}
+	if (o->apps) {
+		struct app_field_list al;
+		int bad = app_field_list_parse(o->apps, &al);
+		size_t n = al.n;
+
+		if (bad) {
+			fprintf(stderr, "gpuvet: error: unknown compute-apps field '%s'\n",
+				al.unknown);
+			fputs("gpuvet: hint: 'gpuvet status --help-query' lists the fields\n",
+			      stderr);
+		}
+		app_field_list_free(&al);
+		if (bad)
+			return EXIT_USAGE;
+		if (!n)
+			return cmd_usage_error(&cmd_status,
+					       "--query-compute-apps needs at least one field");
+	}
+	return 0;
+}
+
+/* --help-query: the field names of both queries. */
+static int status_help_query(void)
+{
+	size_t n, i;
+	const struct field *f = field_all(&n);
+	const struct app_field *af;
+
+	printf("%-55s %-24s %s\n", "NVIDIA-SMI NAME", "GPUVET KEY", "UNIT");
+	for (i = 0; i < n; i++)
+		printf("%-55s %-24s %s\n", f[i].smi ? f[i].smi : "-", f[i].key ? f[i].key : "-",
+		       f[i].unit ? f[i].unit : "");
+	af = app_field_all(&n);
+	printf("\n--query-compute-apps (one row per compute process):\n");
+	printf("%-55s %-24s %s\n", "NVIDIA-SMI NAME", "ALIAS", "UNIT");
+	for (i = 0; i < n; i++)
+		printf("%-55s %-24s %s\n", af[i].smi, af[i].alias ? af[i].alias : "-",
+		       af[i].unit ? af[i].unit : "");
+	return EXIT_OK;
+}
+
 static int run_status(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -335,6 +427,7 @@ static int run_status(int argc, char **argv)
 	    {"loop", required_argument, NULL, 'l'},
 	    {"loop-ms", required_argument, NULL, 'L'},
 	    {"help-query", no_argument, NULL, 'H'},
+	    {"no-agent", no_argument, NULL, 'N'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -343,9 +436,12 @@ static int run_status(int argc, char **argv)
 	char **owned;
 	char **args = rewrite_lms(argc, argv, &owned);
 	int opt, rc = -1;
+	bool no_agent = false;
 
 	memset(&o, 0, sizeof(o));
 	err_clear(&e);
+	o.color = term_color(stdout);
+	o.source = "nvml";
 	o.verbose = gopts.verbose; /* `gpuvet -v status` reads as `gpuvet status -v` */
 	while (rc < 0 && (opt = cmd_getopt(&cmd_status, argc, args, "i:jvl:h", opts)) != -1) {
 		switch (opt) {
@@ -372,6 +468,7 @@ static int run_status(int argc, char **argv)
 				rc = EXIT_USAGE;
 			break;
 		case 'H': rc = status_help_query(); break;
+		case 'N': no_agent = true; break;
 		case 'h':
 			cmd_print_usage(&cmd_status);
 			rc = EXIT_OK;
@@ -388,8 +485,10 @@ static int run_status(int argc, char **argv)
 		rc = cmd_usage_error(&cmd_status, "--format needs --query or --query-compute-apps");
 	if (rc < 0 && (o.query || o.apps))
 		rc = status_query_check(&o) ? EXIT_USAGE : -1;
-	if (rc < 0)
+	if (rc < 0) {
+		agent_choose(no_agent);
 		rc = run_loop(&o);
+	}
 	for (opt = 0; opt < argc; opt++)
 		free(owned[opt]);
 	free(owned);

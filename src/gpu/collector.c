@@ -409,6 +409,8 @@ int collector_open(struct collector **out, const struct mon_opts *o, struct err 
 	c->shared.pidns = c->pidns;
 	c->shared.fast_ns = c->o.fast_ns;
 	c->shared.slow_ns = c->o.slow_ns;
+	c->shared.fast_mask = c->o.fast_mask ? c->o.fast_mask : PF_ALL;
+	c->shared.reads_procs = c->o.procs;
 	if (text_ok(&c->sys.driver_version))
 		str_copy(c->shared.driver_version, c->sys.driver_version.s,
 			 sizeof(c->shared.driver_version));
@@ -461,6 +463,11 @@ int collector_open(struct collector **out, const struct mon_opts *o, struct err 
 	}
 	*out = c;
 	return 0;
+}
+
+const struct gpu_system *collector_system(const struct collector *c)
+{
+	return &c->sys;
 }
 
 /* GPU workers in a call for longer than a tick's wait allows (collector_fast.c): under the

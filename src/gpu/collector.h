@@ -143,6 +143,8 @@ struct mon_snapshot {
 	char stall_msg[256];
 	struct mon_cost cost;
 	int64_t fast_ns, slow_ns;
+	unsigned fast_mask; /* the enum probe_fast groups the fast tier reads (never 0) */
+	bool reads_procs;  /* the fast tier reads the process lists (mon_opts.procs) */
 };
 
 struct collector;
@@ -161,6 +163,10 @@ uint64_t collector_wait(struct collector *c, uint64_t seq, int timeout_ms);
  * index) from the next fast tick: one more NVML call per tick and GPU, so only for the GPUs a
  * front end needs them for (advise: those its job holds). */
 void collector_want_util(struct collector *c, unsigned gpu, bool on);
+/* The static facts read at open: NVML's library and versions, each GPU's static facts (as
+ * probe_open with PROBE_NVML | PROBE_STATIC reads them). Read-only while the collector is
+ * open, so any thread may read them without a lock; the snapshots' samples go with them. */
+const struct gpu_system *collector_system(const struct collector *c);
 /* Stop the tiers (waiting at most about a second for a hung one) and end the session. */
 void collector_close(struct collector *c);
 void mon_snapshot_free(struct mon_snapshot *s);

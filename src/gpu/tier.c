@@ -101,6 +101,16 @@ void tier_copy(struct gpu_sample *d, const struct gpu_sample *s, enum member_tie
 			       (const char *)s + (members[i].off - G(s)), sizeof(struct num));
 }
 
+void tier_copy_groups(struct gpu_sample *d, const struct gpu_sample *s, unsigned mask)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(members); i++)
+		if (members[i].tier == MT_FAST && (members[i].fast_group & mask))
+			memcpy((char *)d + (members[i].off - G(s)),
+			       (const char *)s + (members[i].off - G(s)), sizeof(struct num));
+}
+
 unsigned tier_table_groups(void)
 {
 	unsigned groups = 0;

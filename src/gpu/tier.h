@@ -32,6 +32,9 @@ struct tier_member {
 const struct tier_member *tier_find(size_t off);
 /* Copy the readings of tier t (MT_FAST or MT_HEALTH) from s into d. */
 void tier_copy(struct gpu_sample *d, const struct gpu_sample *s, enum member_tier t);
+/* Copy the readings of the fast tier filled by the groups in mask (enum probe_fast) from s
+ * into d: what a probe that read only those groups would hold. */
+void tier_copy_groups(struct gpu_sample *d, const struct gpu_sample *s, unsigned mask);
 /* The fast groups `status`'s table reads (enum probe_fast). */
 unsigned tier_table_groups(void);
 

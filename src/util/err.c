@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "quote.h"
+#include "strbuf.h"
+
 int err_set(struct err *e, int code, const char *fmt, ...)
 {
 	va_list ap;
@@ -32,4 +35,18 @@ void err_clear(struct err *e)
 {
 	if (e)
 		memset(e, 0, sizeof(*e));
+}
+
+int err_format(const struct err *e, struct strbuf *sb)
+{
+	/* messages quote paths, library errors and driver answers: no control byte gets out */
+	sb_adds(sb, "gpuvet: error: ");
+	quote_visible_add(sb, e->msg[0] ? e->msg : "unknown error");
+	sb_addc(sb, '\n');
+	if (e->hint[0]) {
+		sb_adds(sb, "gpuvet: hint: ");
+		quote_visible_add(sb, e->hint);
+		sb_addc(sb, '\n');
+	}
+	return e->code ? e->code : EXIT_ERROR;
 }

@@ -34,4 +34,10 @@ int err_set(struct err *e, int code, const char *fmt, ...) __attribute__((format
 void err_hint(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void err_clear(struct err *e);
 
+struct strbuf;
+/* The lines a command prints for e: "gpuvet: error: MSG" and, when there is one, "gpuvet: hint:
+ * HINT", control bytes made visible (util/quote.h); appended to sb. Returns the exit code to
+ * use (EXIT_ERROR when e has none). main.c prints them; serve's agent sends them to its client. */
+int err_format(const struct err *e, struct strbuf *sb);
+
 #endif

@@ -1,6 +1,7 @@
 /*
- * status_query.c: nvidia-smi's queries in `gpuvet status` (status_int.h): --query-gpu (gpuvet's
- * --query), --query-compute-apps and --help-query.
+ * status_query.c: nvidia-smi's queries in `gpuvet status` (status_view.h): the CSV or JSON of
+ * --query-gpu (gpuvet's --query) and --query-compute-apps. Their field lists are checked, and
+ * --help-query printed, in cmd/status.c.
  *
  * The field names are nvidia-smi's (gpu/fields.c), so a script can swap `nvidia-smi
  * --query-gpu=A,B --format=csv` for `gpuvet status --query A,B --format csv`, and the output
@@ -21,8 +22,7 @@
 #include "../host/proctree.h"
 #include "../util/quote.h"
 #include "../util/util.h"
-#include "cmd.h"
-#include "status_int.h"
+#include "status_view.h"
 
 static void csv_value(struct strbuf *sb, const char *unit, const struct field_out *o, bool nounits)
 {
@@ -60,45 +60,6 @@ static void json_out(json_t *arr, const struct status_opts *o, struct strbuf *ou
 	sb_addc(out, '\n');
 	free(s);
 	json_decref(arr);
-}
-
-int status_query_check(const struct status_opts *o)
-{
-	if (o->query) {
-		struct field_list fl;
-		int bad = field_list_parse(o->query, &fl);
-		size_t n = fl.n;
-
-		if (bad) {
-			fprintf(stderr, "gpuvet: error: unknown field '%s'\n", fl.unknown);
-			fputs("gpuvet: hint: 'gpuvet status --help-query' lists the fields\n",
-			      stderr);
-		}
-		field_list_free(&fl);
-		if (bad)
-			return EXIT_USAGE;
-		if (!n)
-			return cmd_usage_error(&cmd_status, "--query needs at least one field");
-	}
-	if (o->apps) {
-		struct app_field_list al;
-		int bad = app_field_list_parse(o->apps, &al);
-		size_t n = al.n;
-
-		if (bad) {
-			fprintf(stderr, "gpuvet: error: unknown compute-apps field '%s'\n",
-				al.unknown);
-			fputs("gpuvet: hint: 'gpuvet status --help-query' lists the fields\n",
-			      stderr);
-		}
-		app_field_list_free(&al);
-		if (bad)
-			return EXIT_USAGE;
-		if (!n)
-			return cmd_usage_error(&cmd_status,
-					       "--query-compute-apps needs at least one field");
-	}
-	return 0;
 }
 
 /* Is f filled by the status table's probe (PROBE_BRIEF | PROBE_TABLE | PROBE_ECC)? On the
@@ -291,23 +252,4 @@ void status_query_apps(const struct gpu_system *sys, const struct status_opts *o
 	if (arr)
 		json_out(arr, o, out);
 	app_field_list_free(&al);
-}
-
-int status_help_query(void)
-{
-	size_t n, i;
-	const struct field *f = field_all(&n);
-	const struct app_field *af;
-
-	printf("%-55s %-24s %s\n", "NVIDIA-SMI NAME", "GPUVET KEY", "UNIT");
-	for (i = 0; i < n; i++)
-		printf("%-55s %-24s %s\n", f[i].smi ? f[i].smi : "-", f[i].key ? f[i].key : "-",
-		       f[i].unit ? f[i].unit : "");
-	af = app_field_all(&n);
-	printf("\n--query-compute-apps (one row per compute process):\n");
-	printf("%-55s %-24s %s\n", "NVIDIA-SMI NAME", "ALIAS", "UNIT");
-	for (i = 0; i < n; i++)
-		printf("%-55s %-24s %s\n", af[i].smi, af[i].alias ? af[i].alias : "-",
-		       af[i].unit ? af[i].unit : "");
-	return EXIT_OK;
 }

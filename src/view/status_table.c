@@ -1,5 +1,5 @@
 /*
- * status_table.c: what `gpuvet status` shows without --query (status_int.h): the table and the
+ * status_table.c: what `gpuvet status` shows without --query (status_view.h): the table and the
  * JSON document.
  *
  * The default table fits 80 columns (a terminal's width, and what nvidia-smi's own table
@@ -15,9 +15,8 @@
 
 #include "../gpu/fields.h"
 #include "../util/quote.h"
-#include "../util/term.h"
 #include "../util/util.h"
-#include "status_int.h"
+#include "status_view.h"
 
 static void gib(char *out, size_t n, int64_t bytes)
 {
@@ -169,17 +168,26 @@ static void mig_line(const struct gpu *g, struct strbuf *out)
 	sb_addc(out, '\n');
 }
 
+/* ANSI styles when o->color (the agent renders for a client whose terminal it cannot see) */
+static const char *style(const struct status_opts *o, const char *seq)
+{
+	return o->color ? seq : "";
+}
+#define BOLD(o)  style(o, "\033[1m")
+#define RED(o)   style(o, "\033[31m")
+#define RESET(o) style(o, "\033[0m")
+
 /* A GPU that cannot be shown: lost, or its first call failed. True when it printed that. */
-static bool gpu_unreadable(const struct gpu *g, struct strbuf *out)
+static bool gpu_unreadable(const struct gpu *g, const struct status_opts *o, struct strbuf *out)
 {
 	char eb[96];
 
 	if (!g->s.lost && !(g->st.name.st == VAL_ERR))
 		return false;
-	sb_addf(out, "%3u %s%s%s\n", g->index, c_red(),
+	sb_addf(out, "%3u %s%s%s\n", g->index, RED(o),
 		g->s.lost ? "GPU is lost: it stopped answering (see 'gpuvet doctor')"
 			  : field_error_text(LIB_NVML, g->st.name.rc, eb, sizeof(eb)),
-		c_reset());
+		RESET(o));
 	return true;
 }
 
@@ -189,18 +197,17 @@ void status_table(const struct gpu_system *sys, const struct status_opts *o, str
 
 	if (o->verbose)
 		sb_addf(out, "%s%-3s %-18s %-12s %-9s %-11s %-15s %5s %8s %-9s %4s  %s%s\n",
-			c_bold(), "GPU", "NAME", "BUS ID", "TEMP/MRG", "POWER", "MEMORY GiB",
-			"UTIL", "SM CLK", "PCIE", "ECC", "CLOCK EVENTS", c_reset());
+			BOLD(o), "GPU", "NAME", "BUS ID", "TEMP/MRG", "POWER", "MEMORY GiB", "UTIL",
+			"SM CLK", "PCIE", "ECC", "CLOCK EVENTS", RESET(o));
 	else
 		/* 74 columns with the widest values seen (a 4-digit power limit, 3-digit GiB) */
-		sb_addf(out, "%s%-3s %-16s %-12s %4s %10s %11s %4s %7s%s\n", c_bold(), "GPU",
-			"NAME", "BUS ID", "TEMP", "POWER", "MEMORY GiB", "UTIL", "SM CLK",
-			c_reset());
+		sb_addf(out, "%s%-3s %-16s %-12s %4s %10s %11s %4s %7s%s\n", BOLD(o), "GPU", "NAME",
+			"BUS ID", "TEMP", "POWER", "MEMORY GiB", "UTIL", "SM CLK", RESET(o));
 	for (gi = 0; gi < sys->ngpus; gi++) {
 		const struct gpu *g = &sys->gpus[gi];
 		char name[19], bus[16], temp[24], power[48], mem[48], util[24], clk[24];
 
-		if (!o->selected[gi] || gpu_unreadable(g, out))
+		if (!o->selected[gi] || gpu_unreadable(g, o, out))
 			continue;
 		gpu_name(g, !o->verbose, name, o->verbose ? 19 : 17);
 		gpu_bus(g, bus, sizeof(bus));
@@ -246,6 +253,13 @@ void status_json(const struct gpu_system *sys, const struct status_opts *o, stru
 				 (long long)(sys->cuda_driver_version.v % 1000) / 10));
 	json_object_set_new(root, "nvml_library", json_string(sys->nvml_lib.path));
 	json_object_set_new(root, "gpu_count", json_integer(sys->ngpus));
+	/* where the readings came from: NVML in this process, or serve's agent (with the age of
+	 * its snapshot) */
+	if (o->source)
+		json_object_set_new(root, "source", json_string(o->source));
+	if (o->aged)
+		json_object_set_new(root, "sample_age_ms",
+				    json_integer((json_int_t)(o->age_s * 1000 + 0.5)));
 	for (gi = 0; gi < sys->ngpus; gi++) {
 		const struct gpu *g = &sys->gpus[gi];
 		json_t *obj, *errs;
