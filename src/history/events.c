@@ -83,13 +83,22 @@ void hist_tracker_free(struct hist_tracker *t)
 	memset(t, 0, sizeof(*t));
 }
 
-void hist_gpu_id_from_mon(const struct mon_gpu *mg, struct hist_gpu_id *id)
+void hist_pci_slot(const char *bus_id, char *out, size_t n)
 {
-	const struct gpu_static *st = &mg->g.st;
 	struct pci_addr a;
 
+	if (pci_addr_parse(bus_id, &a) && a.fn >= 0)
+		str_fmt(out, n, "%04x:%02x:%02x.%d", a.dom, a.bus, a.dev, a.fn);
+	else
+		str_copy(out, bus_id, n);
+}
+
+void hist_gpu_id_from_gpu(const struct gpu *g, struct hist_gpu_id *id)
+{
+	const struct gpu_static *st = &g->st;
+
 	memset(id, 0, sizeof(*id));
-	id->index = (int)mg->g.index;
+	id->index = (int)g->index;
 	if (text_ok(&st->serial))
 		str_copy(id->serial, st->serial.s, sizeof(id->serial));
 	if (text_ok(&st->uuid))
@@ -97,11 +106,13 @@ void hist_gpu_id_from_mon(const struct mon_gpu *mg, struct hist_gpu_id *id)
 	if (text_ok(&st->name))
 		str_copy(id->model, st->name.s, sizeof(id->model));
 	/* one spelling for every writer: NVML's eight-digit domain as sysfs writes it */
-	if (text_ok(&st->bus_id) && pci_addr_parse(st->bus_id.s, &a) && a.fn >= 0)
-		str_fmt(id->pci_slot, sizeof(id->pci_slot), "%04x:%02x:%02x.%d", a.dom, a.bus,
-			a.dev, a.fn);
-	else if (text_ok(&st->bus_id))
-		str_copy(id->pci_slot, st->bus_id.s, sizeof(id->pci_slot));
+	if (text_ok(&st->bus_id))
+		hist_pci_slot(st->bus_id.s, id->pci_slot, sizeof(id->pci_slot));
+}
+
+void hist_gpu_id_from_mon(const struct mon_gpu *mg, struct hist_gpu_id *id)
+{
+	hist_gpu_id_from_gpu(&mg->g, id);
 }
 
 static struct hist_event *gpu_event(struct hist_events *out, enum hist_event_kind k, double t,

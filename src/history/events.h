@@ -81,8 +81,13 @@ void hist_events_diff(struct hist_tracker *t, const struct mon_snapshot *prev,
 		      struct hist_events *out);
 void hist_tracker_free(struct hist_tracker *t);
 
-/* A GPU's identity from a snapshot's GPU (text fields NVML could not read stay ""). */
+/* A GPU's identity from the probe's or a snapshot's GPU (text fields NVML could not read
+ * stay ""; the PCI slot is written as sysfs does, "0000:18:00.0"). */
+struct gpu;
 struct mon_gpu;
+void hist_gpu_id_from_gpu(const struct gpu *g, struct hist_gpu_id *id);
 void hist_gpu_id_from_mon(const struct mon_gpu *mg, struct hist_gpu_id *id);
+/* A PCI address in sysfs's spelling ("00000000:2A:00.0" -> "0000:2a:00.0"); others copied. */
+void hist_pci_slot(const char *bus_id, char *out, size_t n);
 
 #endif
