@@ -11,7 +11,9 @@
 #                                 report what it reads
 #   2  vendor/ host/              the vendor libraries; what the OS says
 #   3  gpu/                       the device model, built on vendor/ and host/
-#   4  checks/ bench/ tui/        doctor's checks, the benchmarks, the terminal UI
+#   4  checks/ bench/ tui/        doctor's checks, the benchmarks, the terminal UI;
+#                                 history/: the history database (SQLite), its events from the
+#                                 collector's snapshots and the kernel log (gpu/, host/)
 #   5  replay/ burn/              a recording served to host/ and vendor/; burn's stress run and
 #                                 verdict, built on bench/, gpu/ and checks/finding.h;
 #                                 advise/: advise's sampler, timeline and diagnosis (gpu/, host/,
@@ -33,7 +35,7 @@ function rank(layer) {
 	if (layer == "capture") return 1
 	if (layer == "vendor" || layer == "host") return 2
 	if (layer == "gpu") return 3
-	if (layer == "checks" || layer == "bench" || layer == "tui") return 4
+	if (layer == "checks" || layer == "bench" || layer == "tui" || layer == "history") return 4
 	if (layer == "replay" || layer == "burn" || layer == "advise") return 5
 	if (layer == "cmd") return 6
 	if (layer == "main") return 7
