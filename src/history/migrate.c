@@ -7,7 +7,8 @@
  * Every row of results, findings and events carries the host, the GPU's serial, UUID and PCI
  * slot itself (a card moves between slots and hosts, a UUID may be all a GPU has); gpu_id
  * links to the card's row where the card is known. Times are seconds since the epoch (UTC).
- * A migration is never edited once released: a change is a new step.
+ * A migration is never edited once released: a change is a new step. Every table retention
+ * prunes has an index on its time column, so pruning by age is a range delete.
  */
 #include <stdio.h>
 
@@ -39,6 +40,7 @@ static const char *const steps[] = {
     "  last_seen REAL NOT NULL,\n"
     "  UNIQUE (gpu_id, host_id, pci_slot));\n"
     "CREATE INDEX placements_slot ON placements(host_id, pci_slot);\n"
+    "CREATE INDEX placements_seen ON placements(last_seen);\n"
     "CREATE TABLE runs (\n"
     "  id INTEGER PRIMARY KEY,\n"
     "  time REAL NOT NULL,\n"
@@ -60,6 +62,7 @@ static const char *const steps[] = {
     "  value REAL NOT NULL,\n"
     "  unit TEXT);\n"
     "CREATE INDEX results_run ON results(run_id);\n"
+    "CREATE INDEX results_time ON results(time);\n"
     "CREATE INDEX results_key ON results(family, key, time);\n"
     "CREATE TABLE events (\n"
     "  id INTEGER PRIMARY KEY,\n"
@@ -72,6 +75,7 @@ static const char *const steps[] = {
     "  value REAL,\n"
     "  detail TEXT);\n"
     "CREATE INDEX events_time ON events(time);\n"
+    "CREATE INDEX events_slot ON events(host_id, pci_slot);\n"
     "CREATE INDEX events_gpu ON events(gpu_id);\n",
 
     /* v2: doctor's findings per GPU (the card-or-slot question counts them with the
