@@ -18,6 +18,9 @@ LDLIBS  += -ldl -lpthread -lm
 # monitor: `gpuvet top` (src/tui/tui.c) uses ncursesw, linked dynamically (the H200 machines
 # have libncursesw.so.6 but no headers; build deps: libncurses-dev on Debian/Ubuntu)
 LDLIBS  += -lncursesw
+# history: `gpuvet history` and --history (src/history/) keep their database with SQLite, linked
+# dynamically (GPU machines have libsqlite3.so.0 but no headers; build deps: libsqlite3-dev)
+LDLIBS  += -lsqlite3
 
 # A sanitizer report stops the program (UBSan would print and carry on), so it fails the test or
 # fuzz run that hit it.

@@ -12,7 +12,9 @@
 #   2  vendor/ host/              the vendor libraries; what the OS says
 #   3  gpu/                       the device model, built on vendor/ and host/
 #   4  checks/ bench/ tui/        doctor's checks, the benchmarks, the terminal UI;
-#                                 view/: what `status` shows, rendered from a gpu_system
+#                                 view/: what `status` shows, rendered from a gpu_system;
+#                                 history/: the history database (SQLite), its events from the
+#                                 collector's snapshots and the kernel log (gpu/, host/)
 #   5  replay/ burn/              a recording served to host/ and vendor/; burn's stress run and
 #                                 verdict, built on bench/, gpu/ and checks/finding.h;
 #                                 advise/: advise's sampler, timeline and diagnosis (gpu/, host/,
@@ -34,7 +36,8 @@ function rank(layer) {
 	if (layer == "capture") return 1
 	if (layer == "vendor" || layer == "host") return 2
 	if (layer == "gpu") return 3
-	if (layer == "checks" || layer == "bench" || layer == "tui" || layer == "view") return 4
+	if (layer == "checks" || layer == "bench" || layer == "tui" || layer == "view" ||
+	    layer == "history") return 4
 	if (layer == "replay" || layer == "burn" || layer == "advise" || layer == "serve") return 5
 	if (layer == "cmd") return 6
 	if (layer == "main") return 7

@@ -1,8 +1,8 @@
 #!/bin/sh
 # install-deps.sh: installs what gpuvet's build and tests need, on Debian/Ubuntu (apt-get) or
 # Fedora/RHEL (dnf). Run as root or with sudo available. `make deps` calls it.
-#   build: a C compiler and make, jansson (JSON), ncurses (top)
-#   tests: jq, tmux (drives top), clang (the sanitizer and clang builds), groff and man (the
+#   build: a C compiler and make, jansson (JSON), ncurses (top), SQLite (history)
+#   tests: jq, tmux (drives top), sqlite3 (history's rows), clang (the sanitizer and clang builds), groff and man (the
 #          man pages are checked with warnings on)
 # The CUDA toolkit is optional: with nvcc on PATH, `make` also builds gpuvet's own GPU kernels.
 set -e
@@ -16,10 +16,10 @@ if command -v apt-get >/dev/null 2>&1; then
 	$SUDO apt-get update -qq
 	$SUDO apt-get install -y -qq --no-install-recommends \
 		build-essential clang libclang-rt-dev libjansson-dev libncurses-dev \
-		jq tmux ca-certificates groff-base man-db >/dev/null
+		libsqlite3-dev jq tmux ca-certificates groff-base man-db sqlite3 >/dev/null
 elif command -v dnf >/dev/null 2>&1; then
-	$SUDO dnf install -y -q gcc make clang compiler-rt jansson-devel ncurses-devel jq tmux \
-		groff-base man-db
+	$SUDO dnf install -y -q gcc make clang compiler-rt jansson-devel ncurses-devel \
+		sqlite-devel sqlite jq tmux groff-base man-db
 else
 	echo "install-deps: no apt-get or dnf; install by hand: a C11 compiler, make, jansson," \
 	     "ncurses development files, jq and tmux" >&2

@@ -34,12 +34,14 @@
 #include "../util/stop.h"
 #include "../util/file.h"
 #include "../util/util.h"
+#include "../history/events.h"
 #include "bench_report.h"
 #include "cmd.h"
+#include "history_hook.h"
 
 static const char usage[] =
 	"usage: gpuvet bench [BENCH...] [-i IDS] [--size SIZE] [--time-budget SEC] [--quick]\n"
-	"                    [--json] [--html FILE]\n"
+	"                    [--json] [--html FILE] [--history[=DB]]\n"
 	"       gpuvet bench --list\n"
 	"       gpuvet bench --load FILE [--json] [--html FILE]\n"
 	"\n"
@@ -54,6 +56,9 @@ static const char usage[] =
 	"  --quick              fewer sizes and shorter measurements: a smoke test\n"
 	"  -j, --json           print the results as JSON, every sample included (docs/bench.md)\n"
 	"  --html FILE          also write a self-contained HTML page with a plot of every sweep\n"
+	"  --history[=DB]       also store the results in the history database (the default one,\n"
+	"                       or DB; GPUVET_HISTORY=1 does the same): 'gpuvet history bench'\n"
+	"                       shows their trend\n"
 	"  --load FILE          show a result saved with --json instead of measuring\n"
 	"  --list               list the benchmarks and what this binary can run\n"
 	"  -h, --help           this help\n"
@@ -69,6 +74,7 @@ struct bench_cli {
 	double budget;
 	bool quick, json, list;
 	const char *html, *load;
+	struct cmd_history hist;
 	int argc;
 	char **argv;
 };
@@ -289,6 +295,7 @@ static int parse(int argc, char **argv, struct bench_cli *o)
 	    {"html", required_argument, NULL, 'H'},
 	    {"load", required_argument, NULL, 'L'},
 	    {"list", no_argument, NULL, 'l'},
+	    CMD_HISTORY_OPTION,
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -336,6 +343,7 @@ static int parse(int argc, char **argv, struct bench_cli *o)
 		case 'H': o->html = optarg; break;
 		case 'L': o->load = optarg; break;
 		case 'l': o->list = true; break;
+		case CMD_HISTORY_OPT: cmd_history_option(&o->hist, optarg); break;
 		case 'h': cmd_print_usage(&cmd_bench); return -1;
 		default: return EXIT_USAGE; /* cmd_getopt said which option */
 		}
@@ -390,6 +398,35 @@ static void fill_facts(struct bench_gpu *g, const struct cand *c)
 	bench_gpu_local_cpus(g);
 }
 
+/* The run into the history: its document, and the GPUs by the index the results name. */
+static void store_history(const struct bench_cli *o, double t0, const struct cand *cands,
+			  const int *sel, int nsel, json_t *doc, int exit_code)
+{
+	struct hist_gpu_id *ids = xcalloc(nsel ? (size_t)nsel : 1, sizeof(*ids));
+	char *text = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	int i;
+
+	for (i = 0; i < nsel; i++) {
+		const struct cand *c = &cands[sel[i]];
+
+		if (c->ng)
+			hist_gpu_id_from_gpu(c->ng, &ids[i]);
+		ids[i].index = c->shown;
+		if (!ids[i].pci_slot[0] && text_ok(&c->cd->bus_id))
+			hist_pci_slot(c->cd->bus_id.s, ids[i].pci_slot, sizeof(ids[i].pci_slot));
+		if (!ids[i].model[0] && text_ok(&c->cd->name))
+			str_copy(ids[i].model, c->cd->name.s, sizeof(ids[i].model));
+	}
+	cmd_history_run(&o->hist, "bench", t0,
+			exit_code == EXIT_OK	     ? "ok"
+			: exit_code == EXIT_FAIL     ? "fail"
+			: exit_code == EXIT_INTERRUPTED ? "interrupted"
+						       : "error",
+			exit_code, text, ids, (size_t)nsel);
+	free(text);
+	free(ids);
+}
+
 static int run_bench(int argc, char **argv)
 {
 	struct bench_cli o;
@@ -405,6 +442,7 @@ static int run_bench(int argc, char **argv)
 	struct stop_guard stop;
 	int *nvml_idx = NULL, nnvml = 0;
 	void *image_owned = NULL;
+	double t0 = wall_time();
 
 	err_clear(&e);
 	memset(&sys, 0, sizeof(sys));
@@ -600,6 +638,8 @@ finish:
 		doc = bench_doc_build(&din, &env, errors, exit_code);
 	}
 	rc = output(&o, doc);
+	if (cmd_history_wanted(&o.hist))
+		store_history(&o, t0, cands, sel, nsel, doc, exit_code);
 	json_decref(doc);
 	if (rc && exit_code == EXIT_OK)
 		exit_code = rc;

@@ -34,13 +34,14 @@
 #include "../util/file.h"
 #include "../util/util.h"
 #include "../vendor/watchdog.h"
+#include "../history/events.h"
 #include "burn_int.h"
 #include "cmd.h"
 
 static const char usage[] =
 	"usage: gpuvet burn [-i IDS] [--mode MODES] [--duration SEC | --level 1..4]\n"
 	"                   [--precision PREC] [--inputs DIST] [--memory-fraction F] [--json]\n"
-	"                   [--html FILE]\n"
+	"                   [--html FILE] [--history[=DB]]\n"
 	"\n"
 	"Stress every selected GPU at once and judge each: PASS or FAIL. The compute phase runs\n"
 	"matrix products (cuBLASLt) whose results are compared with each other and with an fp64\n"
@@ -60,6 +61,8 @@ static const char usage[] =
 	"  -j, --json              the report as JSON on stdout\n"
 	"  --html FILE             also write a self-contained HTML page: verdicts, findings and\n"
 	"                          plots of the telemetry (also after Ctrl-C)\n"
+	"  --history[=DB]          also store the verdicts and figures in the history database\n"
+	"                          (the default one, or DB; GPUVET_HISTORY=1 does the same)\n"
 	"  -h, --help              this text\n"
 	"\n"
 	"Exit status: 0 every GPU passed, 2 one failed, 3 cannot write the --html page, 4 bad\n"
@@ -126,6 +129,7 @@ static int parse(int argc, char **argv, struct burn_cli *o)
 	    {"memory-fraction", required_argument, NULL, 'm'},
 	    {"json", no_argument, NULL, 'j'},
 	    {"html", required_argument, NULL, 'H'},
+	    CMD_HISTORY_OPTION,
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -205,6 +209,7 @@ static int parse(int argc, char **argv, struct burn_cli *o)
 			break;
 		case 'j': o->json = true; break;
 		case 'H': o->html = optarg; break;
+		case CMD_HISTORY_OPT: cmd_history_option(&o->hist, optarg); break;
 		case 'h': cmd_print_usage(&cmd_burn); return -1;
 		default: return EXIT_USAGE;
 		}
@@ -522,6 +527,42 @@ static void pair_topology(const struct burn_gpu *sel, int n, int *links, int *le
 	free(j);
 }
 
+/* The run into the history: the --json document, and the GPUs by the index it names. */
+static void store_history(const struct burn_cli *o, double t0, const struct burn_gpu *sel,
+			  const struct burn_gpu_run *runs, const struct burn_stress *st, int n,
+			  const struct findings *fs, const enum severity *alone, int exit_code)
+{
+	struct hist_gpu_id *ids = xcalloc(n ? (size_t)n : 1, sizeof(*ids));
+	char *doc = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&doc, &len);
+	int i;
+
+	if (f) {
+		burn_print_json(f, runs, st, n, fs, o, alone, exit_code);
+		fclose(f);
+	}
+	for (i = 0; i < n; i++) {
+		if (sel[i].ng)
+			hist_gpu_id_from_gpu(sel[i].ng, &ids[i]);
+		ids[i].index = runs[i].index;
+		if (!ids[i].pci_slot[0])
+			hist_pci_slot(runs[i].bus_id, ids[i].pci_slot, sizeof(ids[i].pci_slot));
+		if (!ids[i].model[0])
+			str_copy(ids[i].model, runs[i].name, sizeof(ids[i].model));
+		if (!ids[i].serial[0])
+			str_copy(ids[i].serial, runs[i].serial, sizeof(ids[i].serial));
+	}
+	cmd_history_run(&o->hist, "burn", t0,
+			exit_code == EXIT_OK	       ? "pass"
+			: exit_code == EXIT_FAIL       ? "fail"
+			: exit_code == EXIT_INTERRUPTED ? "interrupted"
+						       : "error",
+			exit_code, doc, ids, (size_t)n);
+	free(doc);
+	free(ids);
+}
+
 static int run_burn(int argc, char **argv)
 {
 	enum severity *sev_alone = NULL;
@@ -548,7 +589,7 @@ static int run_burn(int argc, char **argv)
 	bool *nvml_lost = NULL, any_hung = false;
 	int *locks = NULL;
 	int *pair_links = NULL, *pair_level = NULL; /* pair_topology's */
-	double wd_floor_s;
+	double wd_floor_s, hist_t0 = wall_time();
 
 	err_clear(&e);
 	memset(&sys, 0, sizeof(sys));
@@ -806,9 +847,11 @@ static int run_burn(int argc, char **argv)
 	if (stop_requested)
 		exit_code = EXIT_INTERRUPTED;
 	if (o.json)
-		burn_print_json(runs, &st, nsel, &fs, &o, sev_alone, exit_code);
+		burn_print_json(stdout, runs, &st, nsel, &fs, &o, sev_alone, exit_code);
 	else
 		burn_print_text(runs, &st, nsel, &fs, &o, sev_alone);
+	if (cmd_history_wanted(&o.hist))
+		store_history(&o, hist_t0, sel, runs, &st, nsel, &fs, sev_alone, exit_code);
 	if (o.html && burn_write_html(runs, &st, nsel, &fs, &o, sev_alone, &e) != 0) {
 		cmd_report_error(&e);
 		if (exit_code == EXIT_OK)

@@ -7,10 +7,12 @@
 #define GPUVET_CMD_BURN_INT_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "../burn/judge.h"
 #include "../burn/stress.h"
 #include "../util/err.h"
+#include "history_hook.h"
 
 struct burn_cli {
 	const char *ids;
@@ -21,11 +23,13 @@ struct burn_cli {
 	double mem_fraction;
 	bool json;
 	const char *html; /* --html FILE, NULL without */
+	struct cmd_history hist; /* --history[=DB] */
 };
 
 void burn_print_text(const struct burn_gpu_run *runs, const struct burn_stress *st, int n,
 		     const struct findings *fs, const struct burn_cli *o, const enum severity *alone);
-void burn_print_json(const struct burn_gpu_run *runs, const struct burn_stress *st, int n,
+/* The JSON report on f (stdout for --json; a memory stream for the history). */
+void burn_print_json(FILE *f, const struct burn_gpu_run *runs, const struct burn_stress *st, int n,
 		     const struct findings *fs, const struct burn_cli *o, const enum severity *alone,
 		     int exit_code);
 /* The --html page to o->html; -1 with e when it cannot be written. */

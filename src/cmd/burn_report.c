@@ -308,7 +308,7 @@ static json_t *bw_json(const struct burn_bw *b)
 	return o;
 }
 
-void burn_print_json(const struct burn_gpu_run *runs, const struct burn_stress *st, int n,
+void burn_print_json(FILE *f, const struct burn_gpu_run *runs, const struct burn_stress *st, int n,
 		     const struct findings *fs, const struct burn_cli *o, const enum severity *alone,
 		     int exit_code)
 {
@@ -373,8 +373,8 @@ void burn_print_json(const struct burn_gpu_run *runs, const struct burn_stress *
 	/* the pairs of the bandwidth phase: gpu -> peer is "gbs", peer -> gpu "peer_gbs" */
 	json_object_set_new(root, "p2p", p2p_json(st));
 	json_object_set_new(root, "exit_code", json_integer(exit_code));
-	json_dumpf(root, stdout, JSON_INDENT(2));
-	fputc('\n', stdout);
+	json_dumpf(root, f, JSON_INDENT(2));
+	fputc('\n', f);
 	json_decref(root);
 }
 

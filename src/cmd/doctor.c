@@ -13,13 +13,15 @@
 
 #include "../checks/doctor.h"
 #include "../gpu/probe.h"
+#include "../history/events.h"
 #include "../util/term.h"
 #include "../util/util.h"
 #include "cmd.h"
 #include "doctor_report.h"
+#include "history_hook.h"
 
 static const char usage[] =
-	"usage: gpuvet doctor [--json] [-v]\n"
+	"usage: gpuvet doctor [--json] [-v] [--history[=DB]]\n"
 	"       gpuvet doctor --list-findings\n"
 	"\n"
 	"Check the GPU stack from the bottom up: PCI devices, the kernel module and its files,\n"
@@ -31,6 +33,8 @@ static const char usage[] =
 	"options:\n"
 	"  -j, --json       print JSON (docs/cmd/doctor.md)\n"
 	"  -v, --verbose    also list the facts behind each ok and info line\n"
+	"  --history[=DB]   also store this run in the history database (the default one, or\n"
+	"                   DB; GPUVET_HISTORY=1 does the same): 'gpuvet history' shows it\n"
 	"  --list-findings  print every finding id with its layer and title\n"
 	"  -h, --help       this help\n"
 	"\n"
@@ -46,12 +50,39 @@ static int list_findings(void)
 	return EXIT_OK;
 }
 
+/* The run into the history: the document --json prints, whether or not it was printed. */
+static void store_history(const struct cmd_history *hist, double t0,
+			  const struct doctor_input *in, const struct findings *fs, int rc)
+{
+	struct hist_gpu_id *ids = xcalloc(in->sys.ngpus ? in->sys.ngpus : 1, sizeof(*ids));
+	char *doc = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&doc, &len);
+
+	if (f) {
+		report_json(f, in, fs);
+		fclose(f);
+	}
+	for (i = 0; i < in->sys.ngpus; i++) {
+		hist_gpu_id_from_gpu(&in->sys.gpus[i], &ids[i]);
+		ids[i].index = (int)i; /* the index doctor's findings name */
+	}
+	cmd_history_run(hist, "doctor", t0,
+			rc == EXIT_FAIL	  ? "fail"
+			: rc == EXIT_WARN ? "warn"
+					  : "ok",
+			rc, doc, ids, in->sys.ngpus);
+	free(doc);
+	free(ids);
+}
+
 static int run_doctor(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"list-findings", no_argument, NULL, 'L'},
+		CMD_HISTORY_OPTION,
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -62,6 +93,8 @@ static int run_doctor(int argc, char **argv)
 	enum severity worst;
 	bool json = false;
 	int opt, rc;
+	struct cmd_history hist = {false, NULL};
+	double t0 = wall_time();
 
 	err_clear(&e);
 	while ((opt = cmd_getopt(&cmd_doctor, argc, argv, "jvh", opts)) != -1) {
@@ -69,6 +102,7 @@ static int run_doctor(int argc, char **argv)
 		case 'j': json = true; break;
 		case 'v': ro.verbose = true; break;
 		case 'L': free(in); return list_findings();
+		case CMD_HISTORY_OPT: cmd_history_option(&hist, optarg); break;
 		case 'h': free(in); cmd_print_usage(&cmd_doctor); return EXIT_OK;
 		default: free(in); return EXIT_USAGE; /* cmd_getopt said which option */
 		}
@@ -94,6 +128,8 @@ static int run_doctor(int argc, char **argv)
 	worst = findings_worst(&fs);
 	rc = worst == SEV_FAIL ? EXIT_FAIL : worst == SEV_WARN ? EXIT_WARN : EXIT_OK;
 	fflush(stdout);
+	if (cmd_history_wanted(&hist))
+		store_history(&hist, t0, in, &fs, rc);
 	if (in->sys.hung) {
 		/* a vendor call is stuck in the driver: leave without running its library's exit
 		 * handlers, which may wait for the stuck call */

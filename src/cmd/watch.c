@@ -25,7 +25,9 @@
 #include "../tui/fmt.h"
 #include "../util/strbuf.h"
 #include "../util/util.h"
+#include "../history/record.h"
 #include "cmd.h"
+#include "history_hook.h"
 #include "mon_json.h"
 
 #define MAX_COLS 64
@@ -33,6 +35,7 @@
 static const char usage[] =
 	"usage: gpuvet watch [-d SEC] [-c N] [-s GROUPS] [-f FIELDS] [-i IDS] [-o D|T|DT]\n"
 	"                    [--csv | --json] [--processes] [--time] [--no-header] [--self-cost]\n"
+	"                    [--history[=DB]]\n"
 	"\n"
 	"A line per GPU per interval, like 'nvidia-smi dmon', for any number of GPUs. Values that\n"
 	"a GPU does not support print '-' (absent in JSON). Rates (PCIe, NVLink, energy) come from\n"
@@ -62,6 +65,9 @@ static const char usage[] =
 	"  -t, --time          the same as -o T\n"
 	"      --no-header     no header lines\n"
 	"      --self-cost     at the end, print the collector's own CPU time to stderr\n"
+	"      --history[=DB]  also store what happens in the history database (the default one,\n"
+	"                      or DB; GPUVET_HISTORY=1 does the same): Xid, ECC and remap\n"
+	"                      changes, throttle episodes, GPUs lost or hung, cards that moved\n"
 	"      --help-fields   list the column names\n"
 	"  -h, --help          this help\n"
 	"\n"
@@ -75,6 +81,7 @@ struct watch_opts {
 	const char *fields, *ids, *groups;
 	enum out_fmt fmt;
 	bool procs, date, time, no_header, self_cost;
+	struct cmd_history hist;
 };
 
 static volatile sig_atomic_t interrupted;
@@ -457,11 +464,49 @@ static int wait_tick(struct collector *c, uint64_t *seq, double interval)
 	return -1;
 }
 
+/* --history: the database opens before sampling starts (a bad path is said at once, exit 3);
+ * a failed write later is a warning, once until a write succeeds again, and watch goes on. */
+static bool history_failing;
+
+static int history_open(const struct watch_opts *o, struct hist_live **hl)
+{
+	char path[4096], host[128];
+	struct err e;
+
+	err_clear(&e);
+	cmd_history_host(host, sizeof(host));
+	if (hist_path(o->hist.db, path, sizeof(path), &e) != 0 ||
+	    hist_live_open(hl, path, host, &e) != 0)
+		return cmd_report_error(&e);
+	return 0;
+}
+
+static void history_tick(struct hist_live *hl, const struct mon_snapshot *prev,
+			 const struct mon_snapshot *cur)
+{
+	struct err e;
+
+	if (!hl)
+		return;
+	err_clear(&e);
+	if (hist_live_tick(hl, prev, cur, NULL, &e) == 0) {
+		history_failing = false;
+		return;
+	}
+	if (history_failing)
+		return;
+	history_failing = true;
+	fprintf(stderr, "gpuvet: warning: history not stored: %s\n", e.msg);
+	if (e.hint[0])
+		fprintf(stderr, "gpuvet: hint: %s (events are kept and tried again)\n", e.hint);
+}
+
 static int run_loop(const struct watch_opts *o, struct column *cols, size_t ncols, bool user_fields)
 {
 	struct mon_opts mo;
 	struct collector *c = NULL;
-	struct mon_snapshot s;
+	struct mon_snapshot s, prev;
+	struct hist_live *hl = NULL;
 	struct err e;
 	uint64_t seq = 0, first_seq = 0;
 	long printed = 0;
@@ -473,6 +518,7 @@ static int run_loop(const struct watch_opts *o, struct column *cols, size_t ncol
 
 	memset(&mo, 0, sizeof(mo));
 	memset(&s, 0, sizeof(s));
+	memset(&prev, 0, sizeof(prev));
 	err_clear(&e);
 	mo.fast_ns = (int64_t)(o->interval * 1e9);
 	mo.procs = o->procs;
@@ -488,12 +534,22 @@ static int run_loop(const struct watch_opts *o, struct column *cols, size_t ncol
 	}
 	mo.fast_mask = need ? need : PF_UTIL;
 	mo.gpm = need_gpm;
+	if (cmd_history_wanted(&o->hist)) {
+		/* the events need the clock-event reasons and the slow tier's counters */
+		mo.fast_mask |= PF_CLOCK_EVENTS;
+		need_slow = true;
+	}
 	mo.slow_ns = need_slow ? (mo.fast_ns > 1000000000LL ? mo.fast_ns : 1000000000LL) : -1;
-	if (collector_open(&c, &mo, &e) != 0)
+	if (cmd_history_wanted(&o->hist) && (rc = history_open(o, &hl)) != 0)
+		return rc;
+	if (collector_open(&c, &mo, &e) != 0) {
+		hist_live_close(hl);
 		return cmd_report_error(&e);
+	}
 	if (wait_tick(c, &seq, 0) != 0)
 		goto out;
 	collector_copy(c, &s);
+	history_tick(hl, NULL, &s);
 	if (s.ngpus == 0) {
 		printf("no NVIDIA GPU found by NVML (driver %s)\n",
 		       s.driver_version[0] ? s.driver_version : "n/a");
@@ -558,7 +614,13 @@ static int run_loop(const struct watch_opts *o, struct column *cols, size_t ncol
 			break;
 		if (wait_tick(c, &seq, o->interval) != 0)
 			break; /* interrupted; or seq 0 says the collector went quiet */
+		if (hl) {
+			mon_snapshot_free(&prev);
+			prev = s; /* the snapshot's buffers move; the next copy allocates anew */
+			memset(&s, 0, sizeof(s));
+		}
 		collector_copy(c, &s);
+		history_tick(hl, &prev, &s);
 	}
 	if (o->self_cost)
 		self_cost(&s, process_cpu_s() - cpu_first, s.cost.fast_ticks - (first_seq ? 1 : 0),
@@ -566,7 +628,9 @@ static int run_loop(const struct watch_opts *o, struct column *cols, size_t ncol
 out:
 	fflush(stdout);
 	mon_snapshot_free(&s);
+	mon_snapshot_free(&prev);
 	collector_close(c);
+	hist_live_close(hl);
 	return interrupted ? EXIT_INTERRUPTED : rc;
 }
 
@@ -616,6 +680,7 @@ static int run_watch(int argc, char **argv)
 		{"no-header", no_argument, NULL, 'N'},
 		{"self-cost", no_argument, NULL, 'S'},
 		{"help-fields", no_argument, NULL, 'H'},
+		CMD_HISTORY_OPTION,
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -664,6 +729,7 @@ static int run_watch(int argc, char **argv)
 		case 'N': o.no_header = true; break;
 		case 'S': o.self_cost = true; break;
 		case 'H': return help_fields();
+		case CMD_HISTORY_OPT: cmd_history_option(&o.hist, optarg); break;
 		case 'h': cmd_print_usage(&cmd_watch); return EXIT_OK;
 		default: return EXIT_USAGE; /* cmd_getopt said which option */
 		}
