@@ -58,6 +58,9 @@ fi
 
 # ---- the Grafana dashboard
 checker dashboard dashboard "$C/metrics.txt" "$C/grafana/gpuvet-dashboard.json"
+# every query is PromQL that Prometheus parses (Grafana's variables replaced)
+checker promql promql "$C/grafana/gpuvet-dashboard.json" "$TMP/dash-rules.yml"
+expect_exit "promtool parses every query of the dashboard" 0 promtool check rules "$TMP/dash-rules.yml"
 sed 's/gpuvet_power_watts{/gpuvet_power_watt{/' "$C/grafana/gpuvet-dashboard.json" >"$TMP/dash.json"
 "$PY" "$CHECK" dashboard "$C/metrics.txt" "$TMP/dash.json" >"$TMP/dash.out" 2>&1
 expect_grep "the dashboard check rejects a metric name gpuvet does not have" \

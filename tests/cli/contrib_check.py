@@ -9,6 +9,7 @@ usage: contrib_check.py dashboard METRICS DASHBOARD.json
        contrib_check.py rules METRICS RULES.yml KERNEL_LOG.c
        contrib_check.py k8s GPUVET.yaml SERVICEMONITOR.yaml
        contrib_check.py scrape METRICS SCRAPE.txt
+       contrib_check.py promql DASHBOARD.json OUT.yml   (the queries, for promtool to parse)
 The PromQL reader below is a tokenizer, not a full parser: enough to find every metric name,
 label matcher, grouping label and the function around each selector in the expressions we
 write, and to fail loudly on anything it does not understand.
@@ -543,9 +544,32 @@ def check_scrape(metrics_path, path):
            ", ".join(sorted(badtype)[:10]))
 
 
+# ---- the dashboard's queries as recording rules, for `promtool check rules` to parse ----------
+
+# Grafana's variables, replaced by what they stand for so that promtool reads plain PromQL
+GRAFANA_VARS = [("$__rate_interval", "1m"), ("$__interval", "15s"), ("$__range", "6h"),
+                ("${instance}", ".*"), ("$instance", ".*"), ("${gpu}", ".*"), ("$gpu", ".*")]
+
+
+def write_promql(path, out):
+    with open(path) as f:
+        d = json.load(f)
+    rules = []
+    for p in all_panels(d.get("panels", [])):
+        for t in p.get("targets", []):
+            expr = t.get("expr", "")
+            for var, value in GRAFANA_VARS:
+                expr = expr.replace(var, value)
+            rules.append({"record": "dashboard:panel%s:%s" % (p.get("id"), t.get("refId")), "expr": expr})
+    # JSON is YAML: no PyYAML needed
+    with open(out, "w") as f:
+        json.dump({"groups": [{"name": "dashboard", "rules": rules}]}, f, indent=1)
+    results.append("PASS dashboard: %d queries written for promtool" % len(rules))
+
+
 def main(argv):
     cmds = {"dashboard": (check_dashboard, 2), "rules": (check_rules, 3),
-            "k8s": (check_k8s, 2), "scrape": (check_scrape, 2)}
+            "k8s": (check_k8s, 2), "scrape": (check_scrape, 2), "promql": (write_promql, 2)}
     if len(argv) < 2 or argv[1] not in cmds or len(argv) != cmds[argv[1]][1] + 2:
         sys.stderr.write(__doc__)
         return 2
