@@ -120,6 +120,7 @@ if command -v dpkg >/dev/null 2>&1 && command -v readelf >/dev/null 2>&1 && [ -f
 		path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64|AArch64/ { print $NF; exit }')
 		pkg=$({ dpkg -S "$path" || dpkg -S "/usr$path" || dpkg -S "${path#/usr}"; } 2>/dev/null |
 			head -1 | cut -d: -f1)
+		case "$lib" in libasan.so* | libubsan.so* | liblsan.so* | libtsan.so*) continue ;; esac # `make asan`'s runtimes, never in the image
 		case "$pkg" in
 		libc6) ;;
 		"") lacking="$lacking $lib(no package)" ;;
