@@ -2,8 +2,9 @@
 # install-deps.sh: installs what gpuvet's build and tests need, on Debian/Ubuntu (apt-get) or
 # Fedora/RHEL (dnf). Run as root or with sudo available. `make deps` calls it.
 #   build: a C compiler and make, jansson (JSON), ncurses (top), SQLite (history)
-#   tests: jq, tmux (drives top), sqlite3 (history's rows), clang (the sanitizer and clang builds), groff and man (the
-#          man pages are checked with warnings on)
+#   tests: jq, tmux (drives top), sqlite3 (history's rows), clang (the sanitizer and clang
+#          builds), groff and man (the man pages are checked with warnings on); promtool
+#          (prometheus), systemd-analyze and kubernetes-validate (PyPI, in build/venv) for contrib/
 # The CUDA toolkit is optional: with nvcc on PATH, `make` also builds gpuvet's own GPU kernels.
 set -e
 SUDO=
@@ -17,6 +18,9 @@ if command -v apt-get >/dev/null 2>&1; then
 	$SUDO apt-get install -y -qq --no-install-recommends \
 		build-essential clang libclang-rt-dev libjansson-dev libncurses-dev \
 		libsqlite3-dev jq tmux ca-certificates groff-base man-db sqlite3 >/dev/null
+	# contrib's checks (tests/cli/contrib.sh): promtool, systemd-analyze, a venv for
+	# kubernetes-validate (below)
+	$SUDO apt-get install -y -qq --no-install-recommends prometheus python3-venv systemd >/dev/null
 elif command -v dnf >/dev/null 2>&1; then
 	$SUDO dnf install -y -q gcc make clang compiler-rt jansson-devel ncurses-devel \
 		sqlite-devel sqlite jq tmux groff-base man-db
@@ -24,5 +28,9 @@ else
 	echo "install-deps: no apt-get or dnf; install by hand: a C11 compiler, make, jansson," \
 	     "ncurses development files, jq and tmux" >&2
 	exit 1
+fi
+# PyPI's kubernetes-validate, which Debian does not package, in the venv the tests look in
+if [ ! -x build/venv/bin/kubernetes-validate ]; then
+	python3 -m venv build/venv && build/venv/bin/pip install -q kubernetes-validate
 fi
 echo "install-deps: done"
