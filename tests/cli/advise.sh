@@ -94,4 +94,13 @@ expect_exit "--from the recorded timeline" 1 "$GPUVET" advise --from "$TMP/live.
 if cmp -s "$TMP/out" "$TMP/live.out"; then pass "--record then --from: the same report"; else
 	fail "--record then --from: the same report" "$(diff "$TMP/live.out" "$TMP/out" | head -c 400)"; fi
 
+# the edges (docs/cmd/advise.md, "Edges")
+# too short: --duration 1 at --interval 1000 is one or two ticks: advise.no_samples alone, a
+# warning (exit 1) that says "too short" and how long is enough at this tick; the same --from
+expect_exit "short: live, exit 1" 1 "$GPUVET" --replay "$M/procs.json" advise 4242 --duration 1 --interval 1000 --json --record "$TMP/short.json"
+expect_jq "short: advise.no_samples alone" '[.findings[].id] == ["advise.no_samples"]' "$TMP/out"
+expect_jq "short: said too short, with the time needed at this tick" '(.findings[0].summary | startswith("too short to judge")) and (.findings[0].fix | contains("at least 21 s at this tick"))' "$TMP/out"
+expect_exit "short: --from, exit 1" 1 "$GPUVET" advise --from "$TMP/short.json"
+expect_grep "short: --from says too short" '^  1\. WARN advise\.no_samples: too short to judge: [12] ticks .*at 1000 ms), 20 needed$' "$TMP/out"
+
 done_testing
