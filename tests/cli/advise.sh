@@ -102,5 +102,19 @@ expect_jq "short: advise.no_samples alone" '[.findings[].id] == ["advise.no_samp
 expect_jq "short: said too short, with the time needed at this tick" '(.findings[0].summary | startswith("too short to judge")) and (.findings[0].fix | contains("at least 21 s at this tick"))' "$TMP/out"
 expect_exit "short: --from, exit 1" 1 "$GPUVET" advise --from "$TMP/short.json"
 expect_grep "short: --from says too short" '^  1\. WARN advise\.no_samples: too short to judge: [12] ticks .*at 1000 ms), 20 needed$' "$TMP/out"
+# MIG: GPU 0 split into instances (NVML: utilisation, its finer samples and per-process SM %
+# Not Supported; GPM answers): advise says what it cannot read (n/a, null, never 0), shows
+# GPM's SM activity without taking it for utilisation, no idle verdict; exit 1
+expect_exit "MIG: exit 1" 1 "$GPUVET" --replay "$M/migjob.json" advise 4242 --duration 3 --json --record "$TMP/mig.json"
+cp "$TMP/out" "$TMP/mig.out"
+expect_jq "MIG: advise.no_samples alone, on GPU 0" '[.findings[].id] == ["advise.no_samples"] and .findings[0].gpu == 0' "$TMP/mig.out"
+expect_jq "MIG: says the utilisation cannot be read" '.findings[0].summary | startswith("GPU 0'"'"'s utilisation cannot be read (n/a in ")' "$TMP/mig.out"
+expect_jq "MIG: GPM's SM activity shown" 'any(.findings[0].evidence[]; startswith("SM active (GPM): median 71 %"))' "$TMP/mig.out"
+expect_jq "MIG: the profiler named" '.findings[0].fix | contains("nsys profile") and contains("dcgmi dmon")' "$TMP/mig.out"
+expect_jq "MIG: utilisation null, not 0" '.summary.gpu_util_pct == null and .summary.gpu_idle_ticks_pct == null and .summary.sm_active_pct == 71' "$TMP/mig.out"
+expect_jq "MIG: per tick, utilisation and the job's SM % null" 'all(.ticks[]; .gpus[0].util_pct == null and .gpus[0].job_sm_pct == null) and (.util_samples | length) == 0' "$TMP/mig.json"
+expect_exit "MIG: --from, exit 1" 1 "$GPUVET" advise --from "$TMP/mig.json"
+expect_grep "MIG: the summary line says n/a" '^summary: GPU util n/a  SM active 71% ' "$TMP/out"
+expect_grep "MIG: --from gives the same finding" "^  1\\. WARN advise\\.no_samples: GPU 0's utilisation cannot be read" "$TMP/out"
 
 done_testing

@@ -175,6 +175,19 @@ def main():
             },
         }},
     })
+    # the training job of procs.json on a GPU in MIG mode: NVML has no utilisation for it
+    # (Not Supported, 3), nor its finer samples or per-process SM %; GPM still answers
+    write("migjob.json", {
+        "gpuvet_recording": 1, "derive": "procs.json",
+        "description": "procs.json's training job on GPU 0 in MIG mode: utilisation n/a, GPM read",
+        "nvml": {"devices": {"0": {
+            "nvmlDeviceGetMigMode": [0, 1, 1],
+            "nvmlDeviceGetMaxMigDeviceCount": [0, 7],
+            "nvmlDeviceGetUtilizationRates": [3],
+            "nvmlDeviceGetSamples(1)": [3],
+            "nvmlDeviceGetComputeRunningProcesses": [0, [4242, 24696061952, 1, 0]],
+        }}},
+    })
     # more processes than NVML's first buffer holds, and more samples than one slot each
     rows = [[7001 + i, GiB, NONE, NONE] for i in range(20)]
     samples = [[7001 + i % 20, -50000 - 1000 * i, 10 + i % 20, 5, 0, 0] for i in range(100)]
