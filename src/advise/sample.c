@@ -69,6 +69,7 @@ struct host_prev {
 	bool stat_ok;
 	int64_t stat_ns;
 	struct num host_busy_pct; /* over the second before stat_ns */
+	bool main_seen;           /* the main process was alive at a tick */
 };
 
 struct sampler {
@@ -596,7 +597,10 @@ static void host_tick(struct sampler *sm, struct adv_tick *t, int64_t now)
 		else
 			workers_pct += pct;
 	}
-	if (!main_alive)
+	/* the main process gone (or a zombie): the job ended; this tick describes no job */
+	if (main_alive)
+		pv->main_seen = true;
+	else if (pv->main_seen)
 		sm->tl->ended = true;
 	if (procs.n) {
 		num_set(&t->h.workers, workers);
@@ -1040,6 +1044,12 @@ int adv_sample(const struct adv_sample_opts *o, struct adv_timeline *tl, struct 
 		t = adv_tick_add(tl, sm.s.t_ns - t0);
 		part_end(&sm, ADV_PART_GPU, &pm);
 		host_tick(&sm, t, now);
+		if (tl->ended) {
+			/* the job ended since the last tick: what this one read (an idle GPU, no
+			 * process) is not the job's; the report rests on the ticks before */
+			tl->nticks--;
+			break;
+		}
 		part_start(&pm);
 		gpu_tick(&sm, t);
 		util_samples(&sm);

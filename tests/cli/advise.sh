@@ -116,5 +116,13 @@ expect_jq "MIG: per tick, utilisation and the job's SM % null" 'all(.ticks[]; .g
 expect_exit "MIG: --from, exit 1" 1 "$GPUVET" advise --from "$TMP/mig.json"
 expect_grep "MIG: the summary line says n/a" '^summary: GPU util n/a  SM active 71% ' "$TMP/out"
 expect_grep "MIG: --from gives the same finding" "^  1\\. WARN advise\\.no_samples: GPU 0's utilisation cannot be read" "$TMP/out"
+# a job that exits mid-watch (live: tests/unit/test_advise_ended.c): the report rests on the
+# ticks it was alive in and says it ended; too soon to judge, said as such
+expect_exit "ended early: --from, exit 1" 1 "$GPUVET" advise --from "$TMP/ended_short.json" --json
+expect_jq "ended early: advise.no_samples says the job ended" '.job.ended and [.findings[].id] == ["advise.no_samples"] and (.findings[0].summary | startswith("the job ended 0.8 s into the sampling, too soon to judge"))' "$TMP/out"
+expect_jq "ended early: the fix says how to catch it" '.findings[0].fix | contains("gpuvet advise -- python train.py")' "$TMP/out"
+expect_exit "ended after 4 s: judged, exit 0" 0 "$GPUVET" advise --from "$TMP/ended_long.json"
+expect_grep "ended after 4 s: said" '^  sampled 40 ticks of 100 ms over 3\.9 s \(the job ended\)$' "$TMP/out"
+expect_grep "ended after 4 s: the verdict on what was sampled" '^  1\. ok   advise\.ok: ' "$TMP/out"
 
 done_testing
