@@ -124,5 +124,18 @@ expect_jq "ended early: the fix says how to catch it" '.findings[0].fix | contai
 expect_exit "ended after 4 s: judged, exit 0" 0 "$GPUVET" advise --from "$TMP/ended_long.json"
 expect_grep "ended after 4 s: said" '^  sampled 40 ticks of 100 ms over 3\.9 s \(the job ended\)$' "$TMP/out"
 expect_grep "ended after 4 s: the verdict on what was sampled" '^  1\. ok   advise\.ok: ' "$TMP/out"
+# several jobs: alice's train.py (GPU 0, 4 workers, 23 GiB) and finetune.py (GPU 1, 2 workers,
+# 10 GiB), root's serve.py on GPU 1 (not hers): without a PID advise watches one job, the one
+# with the most GPU memory, alone (its GPU, its processes, its workers), and names the other
+# with the command that advises on it
+expect_exit "two jobs: one advised on" 1 "$GPUVET" --replay "$M/twojobs.json" advise --duration 1 --json
+cp "$TMP/out" "$TMP/two.out"
+expect_jq "two jobs: train.py alone, never their sum" '.job.pid == 4242 and .job.pids == [4242] and .job.gpus == [0] and .summary.workers == 4' "$TMP/two.out"
+expect_grep "two jobs: which one said" '^gpuvet: note: 2 GPU jobs are running; advising on PID 4242 ' "$TMP/err"
+expect_grep "two jobs: the other, with how to pick it" '^gpuvet: note: also running: PID 6161 on GPU 1 \(python3 finetune\.py --lr 1e-4\): gpuvet advise 6161$' "$TMP/err"
+expect_no_grep "two jobs: another user's process is no job of hers" '5151|serve\.py' "$TMP/err"
+expect_exit "two jobs: the other named" 1 "$GPUVET" --replay "$M/twojobs.json" advise 6161 --duration 1 --json
+expect_jq "two jobs: finetune.py alone" '.job.pid == 6161 and .job.pids == [6161] and .job.gpus == [1] and .summary.workers == 2' "$TMP/out"
+expect_no_grep "two jobs: a named PID, no note" 'note: ' "$TMP/err"
 
 done_testing
