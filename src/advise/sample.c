@@ -1025,6 +1025,38 @@ static int find_job(struct sampler *sm, struct err *e)
 	return 0;
 }
 
+/* The main process is another user's and advise is not root: which of the files advise reads
+ * the kernel refuses (their readings stay n/a), into the notes. */
+static void note_refused(struct sampler *sm)
+{
+	static const struct {
+		const char *file, *what;
+	} files[] = {{"io", "bytes read"}, {"maps", "framework"}};
+	struct adv_job_notes *nt = sm->o->notes;
+	struct host_identity id;
+	struct proc_status st;
+	size_t i;
+
+	if (!nt || host_identity(&id) != 0 || id.uid == 0 ||
+	    proctree_read_status(sm->tl->pid, &st) != 0 || st.uid == id.uid)
+		return;
+	nt->owner_uid = st.uid;
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		char path[64], one[96];
+		int err = 0;
+		char *text;
+
+		str_fmt(path, sizeof(path), "/proc/%u/%s", sm->tl->pid, files[i].file);
+		text = host_read(path, 1 << 16, NULL, &err);
+		free(text);
+		if (text || (err != -EACCES && err != -EPERM))
+			continue;
+		str_fmt(one, sizeof(one), "%s%s (%s)", nt->refused[0] ? ", " : "", path,
+			files[i].what);
+		str_append(nt->refused, one, sizeof(nt->refused));
+	}
+}
+
 static void job_facts(struct sampler *sm)
 {
 	struct adv_timeline *tl = sm->tl;
@@ -1046,6 +1078,7 @@ static void job_facts(struct sampler *sm)
 		str_copy(tl->framework, adv_framework_from_maps(maps), sizeof(tl->framework));
 		free(maps);
 	}
+	note_refused(sm);
 	tl->cg_quota_cores.st = VAL_NA;
 	read_cgroup(sm, tl->pid);
 	if (read_proc_stat(&b, &t, &tl->ncpus) != 0 || tl->ncpus == 0)
@@ -1065,6 +1098,8 @@ int adv_sample(const struct adv_sample_opts *o, struct adv_timeline *tl, struct 
 
 	memset(tl, 0, sizeof(*tl));
 	memset(&sm, 0, sizeof(sm));
+	if (o->notes)
+		memset(o->notes, 0, sizeof(*o->notes));
 	sm.o = o;
 	sm.tl = tl;
 	sm.hz = proctree_hz();

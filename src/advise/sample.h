@@ -64,6 +64,10 @@ struct adv_job_notes {
 	struct adv_other_job others[ADV_MAX_OTHER_JOBS];
 	int nothers;
 	int njobs; /* all of them, the one advised on included */
+	/* the main process belongs to another user and advise is not root: the files the
+	 * kernel refused ("/proc/4242/io (bytes read)", ...), their readings n/a, never 0 */
+	unsigned owner_uid;
+	char refused[256]; /* "" none */
 };
 
 struct adv_sample_opts {

@@ -21,6 +21,7 @@
 #include "../advise/sample.h"
 #include "../advise/timeline_json.h"
 #include "../gpu/select.h"
+#include "../host/proctree.h"
 #include "../util/file.h"
 #include "../util/util.h"
 #include "advise_report.h"
@@ -305,6 +306,16 @@ static void say_notes(const struct adv_timeline *tl, const struct adv_job_notes 
 {
 	int i, g;
 
+	if (n->refused[0]) {
+		char user[64];
+
+		proctree_user_name(n->owner_uid, user, sizeof(user));
+		fprintf(stderr,
+			"gpuvet: note: PID %u is %s's: the kernel refuses %s to other users: n/a "
+			"in the report, not 0\n",
+			tl->pid, user, n->refused);
+		fprintf(stderr, "gpuvet: hint: run advise as %s, or as root, to read them\n", user);
+	}
 	if (n->nothers == 0)
 		return;
 	fprintf(stderr,

@@ -137,5 +137,14 @@ expect_no_grep "two jobs: another user's process is no job of hers" '5151|serve\
 expect_exit "two jobs: the other named" 1 "$GPUVET" --replay "$M/twojobs.json" advise 6161 --duration 1 --json
 expect_jq "two jobs: finetune.py alone" '.job.pid == 6161 and .job.pids == [6161] and .job.gpus == [1] and .summary.workers == 2' "$TMP/out"
 expect_no_grep "two jobs: a named PID, no note" 'note: ' "$TMP/err"
+# another user's PID, advise not root: the kernel refuses /proc/PID/io and maps; advise says
+# which readings were refused (n/a, null in the timeline, never 0) and how to read them
+"$GPUVET" --replay "$M/otheruser.json" advise 4242 --duration 1 --json --record "$TMP/other.json" >"$TMP/out" 2>"$TMP/err"
+expect_jq "another user's PID: advised on" '.job.pid == 4242 and .summary.workers == 4' "$TMP/out"
+expect_grep "another user's PID: the refused readings named" "^gpuvet: note: PID 4242 is alice's: the kernel refuses /proc/4242/io \\(bytes read\\), /proc/4242/maps \\(framework\\) to other users: n/a in the report, not 0$" "$TMP/err"
+expect_grep "another user's PID: how to read them" '^gpuvet: hint: run advise as alice, or as root' "$TMP/err"
+expect_jq "another user's PID: bytes read null, never 0" 'all(.ticks[]; .host.read_bytes_s == null)' "$TMP/other.json"
+"$GPUVET" --replay "$M/procs.json" advise 4242 --duration 1 >"$TMP/out" 2>"$TMP/err"
+expect_no_grep "root: nothing refused, no note" 'refuses' "$TMP/err"
 
 done_testing

@@ -199,6 +199,18 @@ def main():
             "nvmlDeviceGetUtilizationRates": [0, 72, 13],
         }}},
     })
+    # procs.json's job (alice's) advised on by bob (uid 1001, not root): the kernel refuses
+    # another user's /proc/PID/io and maps
+    ofiles = {"/etc/passwd": PASSWD + "bob:x:1001:1001::/home/bob:/bin/bash\n"}
+    for pid in (4242, 4250, 4251, 4252, 4253):
+        ofiles["/proc/%d/io" % pid] = {"error": "EACCES"}
+        ofiles["/proc/%d/maps" % pid] = {"error": "EACCES"}
+    write("otheruser.json", {
+        "gpuvet_recording": 1, "derive": "procs.json",
+        "description": "procs.json's job of alice, advise run by bob: /proc/PID/io and maps refused",
+        "identity": {"uid": 1001, "gid": 1001, "groups": []},
+        "files": ofiles,
+    })
     # the training job of procs.json on a GPU in MIG mode: NVML has no utilisation for it
     # (Not Supported, 3), nor its finer samples or per-process SM %; GPM still answers
     write("migjob.json", {
