@@ -1,9 +1,9 @@
 /*
  * diagnose.c: advise's verdict (diagnose.h): the figures every rule shares, read once from the
  * timeline (which GPUs are the job's, the share of time they sat idle, the length and period
- * of the gaps), then the rules (diagnose_rules.c, diagnose_gpu.c), ranked by the GPU time each cause costs,
- * and the closing line: advise.ok, advise.unclear (with the profiler to run) or, alone,
- * advise.no_samples.
+ * of the gaps), then the rules (diagnose_rules.c, diagnose_gpu.c), ranked by the GPU time each
+ * cause costs, and the closing line: advise.ok, advise.unclear (with the profiler to run) or,
+ * alone, advise.no_samples.
  *
  * The ids are defined here (check_advise, joined into the catalog by checks/catalog.c after
  * burn's) and documented in docs/findings.md, section "5. advise". Pure: no I/O, no printing.
@@ -583,8 +583,9 @@ static void add_no_samples(struct adv_ctx *c, struct findings *out)
 				"the job ended %.1f s into the sampling, too soon to judge: %zu "
 				"ticks with the GPU's utilisation read, %d needed",
 				sampled_s, c->nused, ADV_MIN_TICKS);
-		finding_evidence(f, "timeline: %zu ticks of %.0f ms, %d GPUs, %d held by the job; "
-				    "the job ended",
+		finding_evidence(f,
+				 "timeline: %zu ticks of %.0f ms, %d GPUs, %d held by the job; "
+				 "the job ended",
 				 tl->nticks, tick_s * 1e3, tl->ngpus, c->holds ? c->nheld : 0);
 		finding_fix(f, 0,
 			    "advise a run that trains for more than %d s; to catch it from its "
@@ -602,9 +603,8 @@ static void add_no_samples(struct adv_ctx *c, struct findings *out)
 				"its idle time is not judged",
 				tl->gpus[c->held[0]].index, tl->nticks - c->nused, tl->nticks);
 		f->one_device = c->gpu >= 0;
-		finding_evidence(f,
-				 "NVML reports no utilisation for a GPU in MIG mode (nor "
-				 "per-process SM %%): n/a, not 0");
+		finding_evidence(f, "NVML reports no utilisation for a GPU in MIG mode (nor "
+				    "per-process SM %%): n/a, not 0");
 		if (nsm >= ADV_MIN_TICKS)
 			finding_evidence(f,
 					 "SM active (GPM): median %.0f %% over %zu ticks; shown, "
@@ -614,11 +614,12 @@ static void add_no_samples(struct adv_ctx *c, struct findings *out)
 		else
 			finding_evidence(f, "SM active: not read either (no GPM for this GPU or "
 					    "its MIG instances)");
-		finding_fix(f, 0,
-			    "profile the job inside its MIG instance: nsys profile -t cuda,nvtx,osrt "
-			    "--delay 60 --duration 20 -o advise %s; or read the instance's activity "
-			    "with DCGM: dcgmi dmon -e 1002,1003 (SM active, occupancy per instance)",
-			    tl->cmd[0] ? tl->cmd : "python train.py");
+		finding_fix(
+		    f, 0,
+		    "profile the job inside its MIG instance: nsys profile -t cuda,nvtx,osrt "
+		    "--delay 60 --duration 20 -o advise %s; or read the instance's activity "
+		    "with DCGM: dcgmi dmon -e 1002,1003 (SM active, occupancy per instance)",
+		    tl->cmd[0] ? tl->cmd : "python train.py");
 		return;
 	}
 	f = finding_add(out, "advise.no_samples", SEV_WARN, -1,

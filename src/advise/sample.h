@@ -53,9 +53,9 @@ const char *adv_part_name(int part);
  * (cmd/advise.c prints it as notes). */
 #define ADV_MAX_OTHER_JOBS 8
 struct adv_other_job {
-	unsigned pid;	    /* the job's first process (its launcher when it has one) */
+	unsigned pid; /* the job's first process (its launcher when it has one) */
 	char cmd[160];
-	int gpus[8];	    /* NVML indices */
+	int gpus[8]; /* NVML indices */
 	int ngpus;
 };
 struct adv_job_notes {
