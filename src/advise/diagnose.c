@@ -1,9 +1,9 @@
 /*
  * diagnose.c: advise's verdict (diagnose.h): the figures every rule shares, read once from the
  * timeline (which GPUs are the job's, the share of time they sat idle, the length and period
- * of the gaps), then the rules (diagnose_rules.c, diagnose_gpu.c), ranked by the GPU time each cause costs,
- * and the closing line: advise.ok, advise.unclear (with the profiler to run) or, alone,
- * advise.no_samples.
+ * of the gaps), then the rules (diagnose_rules.c, diagnose_gpu.c), ranked by the GPU time each
+ * cause costs, and the closing line: advise.ok, advise.unclear (with the profiler to run) or,
+ * alone, advise.no_samples.
  *
  * The ids are defined here (check_advise, joined into the catalog by checks/catalog.c after
  * burn's) and documented in docs/findings.md, section "5. advise". Pure: no I/O, no printing.
@@ -538,6 +538,102 @@ static void add_unclear(struct adv_ctx *c)
 		    cmd);
 }
 
+/* The median of a GPU reading of the first held GPU over the ticks; NAN when never read. */
+static double held_gpu_median(const struct adv_ctx *c, size_t off, size_t *n_out)
+{
+	const struct adv_timeline *tl = c->tl;
+	double *v = xcalloc(tl->nticks ? tl->nticks : 1, sizeof(*v)), m;
+	size_t i, n = 0;
+
+	for (i = 0; i < tl->nticks; i++) {
+		const struct num *x =
+		    (const struct num *)((const char *)&tl->ticks[i].g[c->held[0]] + off);
+
+		if (num_ok(x))
+			v[n++] = (double)x->v;
+	}
+	m = adv_median(v, n);
+	free(v);
+	*n_out = n;
+	return m;
+}
+
+/* Too little to judge, said alone (advise.no_samples), with the reason and what to do about
+ * it: no GPU in the timeline; a job that ended too soon; a run long enough whose utilisation
+ * could not be read (a GPU in MIG mode: NVML has no utilisation for it, the idle time is not
+ * judged, never taken as 0); or a run too short (--duration 1, or --interval 1000 with a few
+ * seconds). */
+static void add_no_samples(struct adv_ctx *c, struct findings *out)
+{
+	const struct adv_timeline *tl = c->tl;
+	double tick_s = (tl->tick_ns > 0 ? (double)tl->tick_ns : 1e8) / 1e9;
+	double sampled_s = tl->nticks ? (double)tl->ticks[tl->nticks - 1].t_ns / 1e9 + tick_s : 0;
+	int need_s = (int)ceil(ADV_MIN_TICKS * tick_s) + 1;
+	struct finding *f;
+
+	if (c->nheld == 0) {
+		f = finding_add(out, "advise.no_samples", SEV_WARN, -1,
+				"nothing to judge: the timeline has no GPU");
+		finding_evidence(f, "timeline: %zu ticks, 0 GPUs", tl->nticks);
+		finding_fix(f, 0, "advise a job on this machine's GPUs (gpuvet top lists them)");
+		return;
+	}
+	if (tl->ended && tl->nticks < ADV_MIN_TICKS) {
+		f = finding_add(out, "advise.no_samples", SEV_WARN, -1,
+				"the job ended %.1f s into the sampling, too soon to judge: %zu "
+				"ticks with the GPU's utilisation read, %d needed",
+				sampled_s, c->nused, ADV_MIN_TICKS);
+		finding_evidence(f,
+				 "timeline: %zu ticks of %.0f ms, %d GPUs, %d held by the job; "
+				 "the job ended",
+				 tl->nticks, tick_s * 1e3, tl->ngpus, c->holds ? c->nheld : 0);
+		finding_fix(f, 0,
+			    "advise a run that trains for more than %d s; to catch it from its "
+			    "first GPU context, let advise start it: gpuvet advise -- python "
+			    "train.py",
+			    need_s);
+		return;
+	}
+	if (tl->nticks >= ADV_MIN_TICKS) {
+		size_t nsm = 0;
+		double sm = held_gpu_median(c, offsetof(struct adv_gpu_tick, sm_active_pct), &nsm);
+
+		f = finding_add(out, "advise.no_samples", SEV_WARN, c->gpu,
+				"GPU %d's utilisation cannot be read (n/a in %zu of %zu ticks): "
+				"its idle time is not judged",
+				tl->gpus[c->held[0]].index, tl->nticks - c->nused, tl->nticks);
+		f->one_device = c->gpu >= 0;
+		finding_evidence(f, "NVML reports no utilisation for a GPU in MIG mode (nor "
+				    "per-process SM %%): n/a, not 0");
+		if (nsm >= ADV_MIN_TICKS)
+			finding_evidence(f,
+					 "SM active (GPM): median %.0f %% over %zu ticks; shown, "
+					 "not taken for utilisation (a launch-bound job leaves SMs "
+					 "empty on a busy GPU)",
+					 sm, nsm);
+		else
+			finding_evidence(f, "SM active: not read either (no GPM for this GPU or "
+					    "its MIG instances)");
+		finding_fix(
+		    f, 0,
+		    "profile the job inside its MIG instance: nsys profile -t cuda,nvtx,osrt "
+		    "--delay 60 --duration 20 -o advise %s; or read the instance's activity "
+		    "with DCGM: dcgmi dmon -e 1002,1003 (SM active, occupancy per instance)",
+		    tl->cmd[0] ? tl->cmd : "python train.py");
+		return;
+	}
+	f = finding_add(out, "advise.no_samples", SEV_WARN, -1,
+			"too short to judge: %zu ticks with the GPU's utilisation read "
+			"(%.1f s at %.0f ms), %d needed",
+			c->nused, sampled_s, tick_s * 1e3, ADV_MIN_TICKS);
+	finding_evidence(f, "timeline: %zu ticks, %d GPUs, %d held by the job", tl->nticks,
+			 tl->ngpus, c->holds ? c->nheld : 0);
+	finding_fix(f, 0,
+		    "sample at least %d s at this tick, better --duration 30 (the default), while "
+		    "the job is in its training loop, not its start-up",
+		    need_s);
+}
+
 /* Most costly first; equal shares keep the order the rules ran in. */
 static void rank(struct adv_ctx *c)
 {
@@ -594,17 +690,7 @@ int advise_diagnose(const struct adv_timeline *tl, struct findings *out)
 	if (c->nheld > 0)
 		read_idle(c);
 	if (c->nheld == 0 || c->nused < ADV_MIN_TICKS) {
-		struct finding *f =
-		    finding_add(out, "advise.no_samples", SEV_WARN, -1,
-				"too few samples to judge: %zu ticks with the GPU's "
-				"utilisation read, %d needed",
-				c->nused, ADV_MIN_TICKS);
-
-		finding_evidence(f, "timeline: %zu ticks, %d GPUs, %d held by the job", tl->nticks,
-				 tl->ngpus, c->holds ? c->nheld : 0);
-		finding_fix(f, 0,
-			    "sample longer (--duration 30) while the job is in its training "
-			    "loop, not its start-up");
+		add_no_samples(c, out);
 		free(c->idle);
 		free(c);
 		return findings_worst_since(out, start);

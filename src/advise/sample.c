@@ -69,6 +69,7 @@ struct host_prev {
 	bool stat_ok;
 	int64_t stat_ns;
 	struct num host_busy_pct; /* over the second before stat_ns */
+	bool main_seen;           /* the main process was alive at a tick */
 };
 
 struct sampler {
@@ -596,7 +597,10 @@ static void host_tick(struct sampler *sm, struct adv_tick *t, int64_t now)
 		else
 			workers_pct += pct;
 	}
-	if (!main_alive)
+	/* the main process gone (or a zombie): the job ended; this tick describes no job */
+	if (main_alive)
+		pv->main_seen = true;
+	else if (pv->main_seen)
 		sm->tl->ended = true;
 	if (procs.n) {
 		num_set(&t->h.workers, workers);
@@ -847,27 +851,103 @@ static void gpu_facts(struct sampler *sm)
 	}
 }
 
+/* The process that stands for pid's job: its farthest ancestor reached without climbing into
+ * a session leader (a login shell, a batch script, init) or PID 1. Two GPU processes with the
+ * same one belong to one job (torchrun's or mp.spawn's ranks share their launcher); two runs
+ * started from one shell do not (their common ancestor is the shell). */
+static unsigned job_leader(unsigned pid)
+{
+	unsigned cur = pid;
+	int depth;
+
+	for (depth = 0; depth < 64; depth++) {
+		struct proc_stat me, parent;
+
+		if (proctree_read_stat(cur, &me) != 0 || me.ppid <= 1 ||
+		    proctree_read_stat(me.ppid, &parent) != 0 || parent.session == parent.pid)
+			break;
+		cur = me.ppid;
+	}
+	return cur;
+}
+
+/* Without PIDs named: the GPU processes of the user (every user's for root) grouped into jobs
+ * by job_leader; the job whose processes hold the most GPU memory (a training job rather than
+ * a notebook or a server beside it; the lowest leader PID on a tie) becomes sm->roots, the
+ * others go to the notes, so no job's host figures are mixed with another's. */
+static void pick_job(struct sampler *sm, unsigned uid, bool all_users)
+{
+	struct {
+		unsigned leader;
+		int64_t mem;
+		int gpus[8], ngpus;
+	} jobs[ADV_MAX_PROCS];
+	unsigned leader_of[ADV_MAX_PROCS], pids[ADV_MAX_PROCS];
+	size_t i, k, npids = 0, njobs = 0, best = 0;
+	struct adv_job_notes *nt = sm->o->notes;
+
+	for (i = 0; i < sm->s.nprocs; i++) {
+		const struct mon_proc *p = &sm->s.procs[i];
+		size_t j;
+		int g;
+
+		if (!p->mapped || (!all_users && p->host.uid != uid))
+			continue;
+		for (k = 0; k < npids && pids[k] != p->host.pid; k++)
+			;
+		if (k == npids) {
+			if (npids == ADV_MAX_PROCS)
+				continue;
+			pids[npids] = p->host.pid;
+			leader_of[npids++] = job_leader(p->host.pid);
+		}
+		for (j = 0; j < njobs && jobs[j].leader != leader_of[k]; j++)
+			;
+		if (j == njobs) {
+			memset(&jobs[j], 0, sizeof(jobs[j]));
+			jobs[j].leader = leader_of[k];
+			njobs++;
+		}
+		if (p->gpu_mem_bytes > 0)
+			jobs[j].mem += p->gpu_mem_bytes;
+		for (g = 0; g < jobs[j].ngpus && jobs[j].gpus[g] != (int)p->gpu; g++)
+			;
+		if (g == jobs[j].ngpus && g < (int)ARRAY_SIZE(jobs[j].gpus))
+			jobs[j].gpus[jobs[j].ngpus++] = (int)p->gpu;
+	}
+	for (i = 1; i < njobs; i++)
+		if (jobs[i].mem > jobs[best].mem ||
+		    (jobs[i].mem == jobs[best].mem && jobs[i].leader < jobs[best].leader))
+			best = i;
+	sm->nroots = 0;
+	for (k = 0; k < npids; k++)
+		if (njobs && leader_of[k] == jobs[best].leader)
+			sm->roots[sm->nroots++] = pids[k];
+	if (!nt)
+		return;
+	memset(nt, 0, sizeof(*nt));
+	nt->njobs = (int)njobs;
+	for (i = 0; i < njobs && nt->nothers < ADV_MAX_OTHER_JOBS; i++) {
+		struct adv_other_job *oj;
+
+		if (i == best)
+			continue;
+		oj = &nt->others[nt->nothers++];
+		oj->pid = jobs[i].leader;
+		proctree_cmdline(oj->pid, oj->cmd, sizeof(oj->cmd));
+		memcpy(oj->gpus, jobs[i].gpus, sizeof(oj->gpus));
+		oj->ngpus = jobs[i].ngpus;
+	}
+}
+
 /* The GPU processes that make up the job in the latest snapshot; fills sm->roots when the job
  * was not named. Returns how many there are. */
 static size_t job_procs(struct sampler *sm, unsigned uid, bool all_users)
 {
 	size_t i, n = 0;
 
-	if (sm->o->npids == 0 && !sm->o->launched) {
-		sm->nroots = 0;
-		for (i = 0; i < sm->s.nprocs && sm->nroots < ADV_MAX_PROCS; i++) {
-			const struct mon_proc *p = &sm->s.procs[i];
-			size_t k;
-			bool dup = false;
-
-			if (!p->mapped || (!all_users && p->host.uid != uid))
-				continue;
-			for (k = 0; k < sm->nroots; k++)
-				dup |= sm->roots[k] == p->host.pid;
-			if (!dup)
-				sm->roots[sm->nroots++] = p->host.pid;
-		}
-	}
+	if (sm->o->npids == 0 && !sm->o->launched)
+		pick_job(sm, uid, all_users);
 	tree_refresh(sm);
 	for (i = 0; i < sm->s.nprocs; i++)
 		n += proc_of_job(sm, &sm->s.procs[i]);
@@ -945,6 +1025,38 @@ static int find_job(struct sampler *sm, struct err *e)
 	return 0;
 }
 
+/* The main process is another user's and advise is not root: which of the files advise reads
+ * the kernel refuses (their readings stay n/a), into the notes. */
+static void note_refused(struct sampler *sm)
+{
+	static const struct {
+		const char *file, *what;
+	} files[] = {{"io", "bytes read"}, {"maps", "framework"}};
+	struct adv_job_notes *nt = sm->o->notes;
+	struct host_identity id;
+	struct proc_status st;
+	size_t i;
+
+	if (!nt || host_identity(&id) != 0 || id.uid == 0 ||
+	    proctree_read_status(sm->tl->pid, &st) != 0 || st.uid == id.uid)
+		return;
+	nt->owner_uid = st.uid;
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		char path[64], one[96];
+		int err = 0;
+		char *text;
+
+		str_fmt(path, sizeof(path), "/proc/%u/%s", sm->tl->pid, files[i].file);
+		text = host_read(path, 1 << 16, NULL, &err);
+		free(text);
+		if (text || (err != -EACCES && err != -EPERM))
+			continue;
+		str_fmt(one, sizeof(one), "%s%s (%s)", nt->refused[0] ? ", " : "", path,
+			files[i].what);
+		str_append(nt->refused, one, sizeof(nt->refused));
+	}
+}
+
 static void job_facts(struct sampler *sm)
 {
 	struct adv_timeline *tl = sm->tl;
@@ -966,6 +1078,7 @@ static void job_facts(struct sampler *sm)
 		str_copy(tl->framework, adv_framework_from_maps(maps), sizeof(tl->framework));
 		free(maps);
 	}
+	note_refused(sm);
 	tl->cg_quota_cores.st = VAL_NA;
 	read_cgroup(sm, tl->pid);
 	if (read_proc_stat(&b, &t, &tl->ncpus) != 0 || tl->ncpus == 0)
@@ -985,6 +1098,8 @@ int adv_sample(const struct adv_sample_opts *o, struct adv_timeline *tl, struct 
 
 	memset(tl, 0, sizeof(*tl));
 	memset(&sm, 0, sizeof(sm));
+	if (o->notes)
+		memset(o->notes, 0, sizeof(*o->notes));
 	sm.o = o;
 	sm.tl = tl;
 	sm.hz = proctree_hz();
@@ -1040,6 +1155,12 @@ int adv_sample(const struct adv_sample_opts *o, struct adv_timeline *tl, struct 
 		t = adv_tick_add(tl, sm.s.t_ns - t0);
 		part_end(&sm, ADV_PART_GPU, &pm);
 		host_tick(&sm, t, now);
+		if (tl->ended) {
+			/* the job ended since the last tick: what this one read (an idle GPU, no
+			 * process) is not the job's; the report rests on the ticks before */
+			tl->nticks--;
+			break;
+		}
 		part_start(&pm);
 		gpu_tick(&sm, t);
 		util_samples(&sm);

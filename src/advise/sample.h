@@ -49,6 +49,27 @@ struct adv_sample_cost {
 /* "tree", "procs", ... for a part; "?" out of range. */
 const char *adv_part_name(int part);
 
+/* What the sampler saw about the job that the timeline does not hold, for the command to say
+ * (cmd/advise.c prints it as notes). */
+#define ADV_MAX_OTHER_JOBS 8
+struct adv_other_job {
+	unsigned pid; /* the job's first process (its launcher when it has one) */
+	char cmd[160];
+	int gpus[8]; /* NVML indices */
+	int ngpus;
+};
+struct adv_job_notes {
+	/* without PIDs: the GPU jobs found besides the one advised on (the one whose processes
+	 * hold the most GPU memory) */
+	struct adv_other_job others[ADV_MAX_OTHER_JOBS];
+	int nothers;
+	int njobs; /* all of them, the one advised on included */
+	/* the main process belongs to another user and advise is not root: the files the
+	 * kernel refused ("/proc/4242/io (bytes read)", ...), their readings n/a, never 0 */
+	unsigned owner_uid;
+	char refused[256]; /* "" none */
+};
+
 struct adv_sample_opts {
 	const unsigned *pids; /* the job as named on the command line; npids 0: found */
 	size_t npids;
@@ -63,6 +84,7 @@ struct adv_sample_opts {
 	bool (*progress)(void *arg, const struct adv_timeline *tl, int64_t left_ns);
 	void *arg;
 	struct adv_sample_cost *cost; /* filled (zeroed first) when not NULL */
+	struct adv_job_notes *notes;  /* filled (zeroed first) when not NULL */
 };
 
 /*

@@ -21,6 +21,7 @@
 #include "../advise/sample.h"
 #include "../advise/timeline_json.h"
 #include "../gpu/select.h"
+#include "../host/proctree.h"
 #include "../util/file.h"
 #include "../util/util.h"
 #include "advise_report.h"
@@ -299,10 +300,43 @@ static int save(const struct adv_timeline *tl, const char *path, struct err *e)
 	return rc;
 }
 
+/* What the timeline does not hold: the other GPU jobs found when none was named (advise
+ * watches one, never their sum), as notes on stderr, before the report. */
+static void say_notes(const struct adv_timeline *tl, const struct adv_job_notes *n)
+{
+	int i, g;
+
+	if (n->refused[0]) {
+		char user[64];
+
+		proctree_user_name(n->owner_uid, user, sizeof(user));
+		fprintf(stderr,
+			"gpuvet: note: PID %u is %s's: the kernel refuses %s to other users: n/a "
+			"in the report, not 0\n",
+			tl->pid, user, n->refused);
+		fprintf(stderr, "gpuvet: hint: run advise as %s, or as root, to read them\n", user);
+	}
+	if (n->nothers == 0)
+		return;
+	fprintf(stderr,
+		"gpuvet: note: %d GPU jobs are running; advising on PID %u (the most GPU memory), "
+		"alone\n",
+		n->njobs, tl->pid);
+	for (i = 0; i < n->nothers; i++) {
+		const struct adv_other_job *o = &n->others[i];
+
+		fprintf(stderr, "gpuvet: note: also running: PID %u on GPU", o->pid);
+		for (g = 0; g < o->ngpus; g++)
+			fprintf(stderr, "%s%d", g ? "," : " ", o->gpus[g]);
+		fprintf(stderr, " (%s): gpuvet advise %u\n", o->cmd[0] ? o->cmd : "?", o->pid);
+	}
+}
+
 static int run_advise(int argc, char **argv)
 {
 	struct advise_opts o;
 	struct adv_sample_opts so;
+	struct adv_job_notes notes;
 	struct adv_timeline tl;
 	struct child ch = {0};
 	struct progress pr;
@@ -353,6 +387,7 @@ static int run_advise(int argc, char **argv)
 	so.wait_ns = o.wait_ns;
 	so.progress = on_progress;
 	so.arg = &pr;
+	so.notes = &notes;
 	rc = adv_sample(&so, &tl, &e);
 	if (pr.tty)
 		fprintf(stderr, "\r%*s\r", 60, "");
@@ -364,6 +399,7 @@ static int run_advise(int argc, char **argv)
 	}
 	if (ch.ended)
 		tl.ended = true;
+	say_notes(&tl, &notes);
 	if (o.record && save(&tl, o.record, &e) != 0)
 		cmd_report_error(&e);
 	rc = report(&tl, &o, &e);

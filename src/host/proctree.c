@@ -76,6 +76,7 @@ int proctree_parse_stat(const char *text, struct proc_stat *out)
 		return -EINVAL;
 	/* v[0] is field 4 */
 	out->ppid = (unsigned)v[0];
+	out->session = (unsigned)v[2];
 	out->utime = v[10];
 	out->stime = v[11];
 	out->start_ticks = v[18];

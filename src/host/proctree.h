@@ -23,6 +23,7 @@ struct proc_stat {
 	uint64_t utime, stime;	/* clock ticks */
 	uint64_t start_ticks;	/* clock ticks after boot (field 22) */
 	int64_t rss_pages;
+	unsigned session;	/* field 6: the session's leader (advise groups jobs by it) */
 };
 
 #define PROCTREE_MAX_NS 8

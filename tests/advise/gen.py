@@ -76,7 +76,19 @@ def unread():
     return timeline("python3 train.py", 1, 5, lambda i: {}, lambda i, g: {})
 
 
-CASES = {"input_bound.json": input_bound, "busy.json": busy, "unread.json": unread}
+def ended(nticks):
+    # busy() whose job exited after nticks (the sampler keeps the ticks it was alive in)
+    def make():
+        t = busy()
+        t["ticks"] = t["ticks"][:nticks] if nticks <= 20 else [
+            dict(t["ticks"][i % 20], t_ns=i * 100000000) for i in range(nticks)]
+        t["job"]["ended"] = True
+        return t
+    return make
+
+
+CASES = {"input_bound.json": input_bound, "busy.json": busy, "unread.json": unread,
+         "ended_short.json": ended(8), "ended_long.json": ended(40)}
 
 if __name__ == "__main__":
     out = sys.argv[1] if len(sys.argv) > 1 else "."

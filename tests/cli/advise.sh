@@ -94,4 +94,57 @@ expect_exit "--from the recorded timeline" 1 "$GPUVET" advise --from "$TMP/live.
 if cmp -s "$TMP/out" "$TMP/live.out"; then pass "--record then --from: the same report"; else
 	fail "--record then --from: the same report" "$(diff "$TMP/live.out" "$TMP/out" | head -c 400)"; fi
 
+# the edges (docs/cmd/advise.md, "Edges")
+# too short: --duration 1 at --interval 1000 is one or two ticks: advise.no_samples alone, a
+# warning (exit 1) that says "too short" and how long is enough at this tick; the same --from
+expect_exit "short: live, exit 1" 1 "$GPUVET" --replay "$M/procs.json" advise 4242 --duration 1 --interval 1000 --json --record "$TMP/short.json"
+expect_jq "short: advise.no_samples alone" '[.findings[].id] == ["advise.no_samples"]' "$TMP/out"
+expect_jq "short: said too short, with the time needed at this tick" '(.findings[0].summary | startswith("too short to judge")) and (.findings[0].fix | contains("at least 21 s at this tick"))' "$TMP/out"
+expect_exit "short: --from, exit 1" 1 "$GPUVET" advise --from "$TMP/short.json"
+expect_grep "short: --from says too short" '^  1\. WARN advise\.no_samples: too short to judge: [12] ticks .*at 1000 ms), 20 needed$' "$TMP/out"
+# MIG: GPU 0 split into instances (NVML: utilisation, its finer samples and per-process SM %
+# Not Supported; GPM answers): advise says what it cannot read (n/a, null, never 0), shows
+# GPM's SM activity without taking it for utilisation, no idle verdict; exit 1
+expect_exit "MIG: exit 1" 1 "$GPUVET" --replay "$M/migjob.json" advise 4242 --duration 3 --json --record "$TMP/mig.json"
+cp "$TMP/out" "$TMP/mig.out"
+expect_jq "MIG: advise.no_samples alone, on GPU 0" '[.findings[].id] == ["advise.no_samples"] and .findings[0].gpu == 0' "$TMP/mig.out"
+expect_jq "MIG: says the utilisation cannot be read" '.findings[0].summary | startswith("GPU 0'"'"'s utilisation cannot be read (n/a in ")' "$TMP/mig.out"
+expect_jq "MIG: GPM's SM activity shown" 'any(.findings[0].evidence[]; startswith("SM active (GPM): median 71 %"))' "$TMP/mig.out"
+expect_jq "MIG: the profiler named" '.findings[0].fix | contains("nsys profile") and contains("dcgmi dmon")' "$TMP/mig.out"
+expect_jq "MIG: utilisation null, not 0" '.summary.gpu_util_pct == null and .summary.gpu_idle_ticks_pct == null and .summary.sm_active_pct == 71' "$TMP/mig.out"
+expect_jq "MIG: per tick, utilisation and the job's SM % null" 'all(.ticks[]; .gpus[0].util_pct == null and .gpus[0].job_sm_pct == null) and (.util_samples | length) == 0' "$TMP/mig.json"
+expect_exit "MIG: --from, exit 1" 1 "$GPUVET" advise --from "$TMP/mig.json"
+expect_grep "MIG: the summary line says n/a" '^summary: GPU util n/a  SM active 71% ' "$TMP/out"
+expect_grep "MIG: --from gives the same finding" "^  1\\. WARN advise\\.no_samples: GPU 0's utilisation cannot be read" "$TMP/out"
+# a job that exits mid-watch (live: tests/unit/test_advise_ended.c): the report rests on the
+# ticks it was alive in and says it ended; too soon to judge, said as such
+expect_exit "ended early: --from, exit 1" 1 "$GPUVET" advise --from "$TMP/ended_short.json" --json
+expect_jq "ended early: advise.no_samples says the job ended" '.job.ended and [.findings[].id] == ["advise.no_samples"] and (.findings[0].summary | startswith("the job ended 0.8 s into the sampling, too soon to judge"))' "$TMP/out"
+expect_jq "ended early: the fix says how to catch it" '.findings[0].fix | contains("gpuvet advise -- python train.py")' "$TMP/out"
+expect_exit "ended after 4 s: judged, exit 0" 0 "$GPUVET" advise --from "$TMP/ended_long.json"
+expect_grep "ended after 4 s: said" '^  sampled 40 ticks of 100 ms over 3\.9 s \(the job ended\)$' "$TMP/out"
+expect_grep "ended after 4 s: the verdict on what was sampled" '^  1\. ok   advise\.ok: ' "$TMP/out"
+# several jobs: alice's train.py (GPU 0, 4 workers, 23 GiB) and finetune.py (GPU 1, 2 workers,
+# 10 GiB), root's serve.py on GPU 1 (not hers): without a PID advise watches one job, the one
+# with the most GPU memory, alone (its GPU, its processes, its workers), and names the other
+# with the command that advises on it
+expect_exit "two jobs: one advised on" 1 "$GPUVET" --replay "$M/twojobs.json" advise --duration 1 --json
+cp "$TMP/out" "$TMP/two.out"
+expect_jq "two jobs: train.py alone, never their sum" '.job.pid == 4242 and .job.pids == [4242] and .job.gpus == [0] and .summary.workers == 4' "$TMP/two.out"
+expect_grep "two jobs: which one said" '^gpuvet: note: 2 GPU jobs are running; advising on PID 4242 ' "$TMP/err"
+expect_grep "two jobs: the other, with how to pick it" '^gpuvet: note: also running: PID 6161 on GPU 1 \(python3 finetune\.py --lr 1e-4\): gpuvet advise 6161$' "$TMP/err"
+expect_no_grep "two jobs: another user's process is no job of hers" '5151|serve\.py' "$TMP/err"
+expect_exit "two jobs: the other named" 1 "$GPUVET" --replay "$M/twojobs.json" advise 6161 --duration 1 --json
+expect_jq "two jobs: finetune.py alone" '.job.pid == 6161 and .job.pids == [6161] and .job.gpus == [1] and .summary.workers == 2' "$TMP/out"
+expect_no_grep "two jobs: a named PID, no note" 'note: ' "$TMP/err"
+# another user's PID, advise not root: the kernel refuses /proc/PID/io and maps; advise says
+# which readings were refused (n/a, null in the timeline, never 0) and how to read them
+"$GPUVET" --replay "$M/otheruser.json" advise 4242 --duration 1 --json --record "$TMP/other.json" >"$TMP/out" 2>"$TMP/err"
+expect_jq "another user's PID: advised on" '.job.pid == 4242 and .summary.workers == 4' "$TMP/out"
+expect_grep "another user's PID: the refused readings named" "^gpuvet: note: PID 4242 is alice's: the kernel refuses /proc/4242/io \\(bytes read\\), /proc/4242/maps \\(framework\\) to other users: n/a in the report, not 0$" "$TMP/err"
+expect_grep "another user's PID: how to read them" '^gpuvet: hint: run advise as alice, or as root' "$TMP/err"
+expect_jq "another user's PID: bytes read null, never 0" 'all(.ticks[]; .host.read_bytes_s == null)' "$TMP/other.json"
+"$GPUVET" --replay "$M/procs.json" advise 4242 --duration 1 >"$TMP/out" 2>"$TMP/err"
+expect_no_grep "root: nothing refused, no note" 'refuses' "$TMP/err"
+
 done_testing

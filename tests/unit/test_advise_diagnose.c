@@ -628,6 +628,59 @@ static void test_no_samples(void)
 	CHECK(worst == SEV_WARN);
 }
 
+/* --duration 1 at --interval 1000: two ticks; the answer says it is too short and how long
+ * is enough at that tick, not the default's 30 s at 100 ms */
+static void test_too_short_at_1000_ms(void)
+{
+	size_t i;
+
+	healthy(1, 1);
+	tl.tick_ns = 1000 * MS;
+	tl.nticks = 2;
+	for (i = 0; i < tl.nticks; i++)
+		tl.ticks[i].t_ns = (int64_t)i * 1000 * MS;
+	diagnose();
+	CHECK(fs.n == 1);
+	CHECK(ev_has("advise.no_samples", "too short to judge: 2 ticks"));
+	CHECK(ev_has("advise.no_samples", "(2.0 s at 1000 ms)"));
+	CHECK(fix_has("advise.no_samples", "at least 21 s at this tick"));
+	CHECK(worst == SEV_WARN);
+}
+
+/* MIG: utilisation n/a in every tick of a long enough run; no idle verdict, the limit named,
+ * GPM's SM activity shown where read, not taken for utilisation */
+static void test_util_unreadable_mig(void)
+{
+	healthy(1, 1);
+	ALL_G(0, sm_active_pct, 30);
+	ALL_H(main_cpu_pct, 100);
+	ALL_H(workers, 0);
+	ALL_H(workers_cpu_pct, 0);
+	{
+		size_t i;
+
+		for (i = 0; i < tl.nticks; i++)
+			tl.ticks[i].g[0].util_pct.st = VAL_NA;
+	}
+	diagnose();
+	CHECK(fs.n == 1);
+	CHECK(ev_has("advise.no_samples", "utilisation cannot be read (n/a in 200 of 200 ticks)"));
+	CHECK(ev_has("advise.no_samples", "SM active (GPM): median 30 %"));
+	CHECK(fix_has("advise.no_samples", "nsys profile"));
+	CHECK(!fix_has("advise.no_samples", "sample at least"));
+	CHECK(fs.v[0].gpu == 0);
+	/* no GPM either: said so */
+	{
+		size_t i;
+
+		for (i = 0; i < tl.nticks; i++)
+			tl.ticks[i].g[0].sm_active_pct.st = VAL_NA;
+	}
+	diagnose();
+	CHECK(fs.n == 1);
+	CHECK(ev_has("advise.no_samples", "SM active: not read either"));
+}
+
 static void test_unread_never_zero(void)
 {
 	/* the GPU half idle, nothing on the host read: no rule may fire on a missing figure */
@@ -965,6 +1018,8 @@ int main(void)
 	RUN(test_starved_host_crowded);
 	RUN(test_unclear_names_the_profilers);
 	RUN(test_no_samples);
+	RUN(test_too_short_at_1000_ms);
+	RUN(test_util_unreadable_mig);
 	RUN(test_unread_never_zero);
 	RUN(test_rank_pipeline_before_throttle);
 	RUN(test_small_work_launch_bound);

@@ -175,6 +175,55 @@ def main():
             },
         }},
     })
+    # two training jobs of alice (uid 1000, advise run as alice): procs.json's on GPU 0 and a
+    # smaller one with two workers on GPU 1, started from the same shell (a session leader);
+    # root's serve.py on GPU 1 too, not hers
+    tfiles = {}
+    tfiles.update(proc_files(3000, "bash", "-bash", 1000, 1, 800000, 10, 1000, DOCKER,
+                             children=(6161,)))
+    tfiles.update(proc_files(6161, "python3", "python3 finetune.py --lr 1e-4", 1000, 3000,
+                             960000, 3000, 200000, DOCKER, children=(6170, 6171)))
+    for w in (6170, 6171):
+        tfiles.update(proc_files(w, "pt_data_worker", "python3 finetune.py --lr 1e-4", 1000,
+                                 6161, 961000, 2000, 100000, DOCKER))
+    write("twojobs.json", {
+        "gpuvet_recording": 1, "derive": "procs.json",
+        "description": "alice's train.py on GPU 0 and finetune.py on GPU 1, root's serve.py on GPU 1",
+        "identity": {"uid": 1000, "gid": 1000, "groups": []},
+        "files": tfiles,
+        "nvml": {"devices": {"1": {
+            "nvmlDeviceGetComputeRunningProcesses": [0, [6161, 10 * GiB, NONE, NONE],
+                                                     [5151, 20 * GiB, NONE, NONE]],
+            "nvmlDeviceGetProcessUtilization": [0, [6161, -100000, 60, 10, 0, 0],
+                                                [5151, -100000, 12, 3, 0, 0]],
+            "nvmlDeviceGetUtilizationRates": [0, 72, 13],
+        }}},
+    })
+    # procs.json's job (alice's) advised on by bob (uid 1001, not root): the kernel refuses
+    # another user's /proc/PID/io and maps
+    ofiles = {"/etc/passwd": PASSWD + "bob:x:1001:1001::/home/bob:/bin/bash\n"}
+    for pid in (4242, 4250, 4251, 4252, 4253):
+        ofiles["/proc/%d/io" % pid] = {"error": "EACCES"}
+        ofiles["/proc/%d/maps" % pid] = {"error": "EACCES"}
+    write("otheruser.json", {
+        "gpuvet_recording": 1, "derive": "procs.json",
+        "description": "procs.json's job of alice, advise run by bob: /proc/PID/io and maps refused",
+        "identity": {"uid": 1001, "gid": 1001, "groups": []},
+        "files": ofiles,
+    })
+    # the training job of procs.json on a GPU in MIG mode: NVML has no utilisation for it
+    # (Not Supported, 3), nor its finer samples or per-process SM %; GPM still answers
+    write("migjob.json", {
+        "gpuvet_recording": 1, "derive": "procs.json",
+        "description": "procs.json's training job on GPU 0 in MIG mode: utilisation n/a, GPM read",
+        "nvml": {"devices": {"0": {
+            "nvmlDeviceGetMigMode": [0, 1, 1],
+            "nvmlDeviceGetMaxMigDeviceCount": [0, 7],
+            "nvmlDeviceGetUtilizationRates": [3],
+            "nvmlDeviceGetSamples(1)": [3],
+            "nvmlDeviceGetComputeRunningProcesses": [0, [4242, 24696061952, 1, 0]],
+        }}},
+    })
     # more processes than NVML's first buffer holds, and more samples than one slot each
     rows = [[7001 + i, GiB, NONE, NONE] for i in range(20)]
     samples = [[7001 + i % 20, -50000 - 1000 * i, 10 + i % 20, 5, 0, 0] for i in range(100)]
