@@ -35,6 +35,7 @@ struct metrics_finding {
 	char id[64];
 	unsigned char sev; /* enum severity (checks/finding.h) */
 	int gpu;	   /* NVML index, -1 the host */
+	char summary[160]; /* its one line, for /healthz */
 };
 
 /* at most this many gpuvet_finding series per GPU (and for the host) */
