@@ -1,7 +1,9 @@
 #!/bin/sh
 # install-deps.sh: installs what gpuvet's build and tests need, on Debian/Ubuntu (apt-get) or
 # Fedora/RHEL (dnf). Run as root or with sudo available. `make deps` calls it.
-#   build: a C compiler and make, jansson (JSON), ncurses (top)
+#   build: a C compiler and make, jansson (JSON), ncurses (top), libmicrohttpd (serve's HTTP,
+#          with gnutls for TLS), libyaml (serve's --web-config), libcrypt (its bcrypt)
+#   serve's tests: curl, openssl, prometheus and promtool (a real Prometheus scrapes serve)
 #   tests: jq, tmux (drives top), clang (the sanitizer and clang builds), groff and man (the
 #          man pages are checked with warnings on)
 # The CUDA toolkit is optional: with nvcc on PATH, `make` also builds gpuvet's own GPU kernels.
@@ -16,13 +18,15 @@ if command -v apt-get >/dev/null 2>&1; then
 	$SUDO apt-get update -qq
 	$SUDO apt-get install -y -qq --no-install-recommends \
 		build-essential clang libclang-rt-dev libjansson-dev libncurses-dev \
+		libmicrohttpd-dev libgnutls28-dev libyaml-dev libcrypt-dev curl openssl prometheus \
 		jq tmux ca-certificates groff-base man-db >/dev/null
 elif command -v dnf >/dev/null 2>&1; then
 	$SUDO dnf install -y -q gcc make clang compiler-rt jansson-devel ncurses-devel jq tmux \
-		groff-base man-db
+		libmicrohttpd-devel gnutls-devel libyaml-devel libxcrypt-devel curl openssl \
+		golang-github-prometheus groff-base man-db
 else
 	echo "install-deps: no apt-get or dnf; install by hand: a C11 compiler, make, jansson," \
-	     "ncurses development files, jq and tmux" >&2
+	     "ncurses, libmicrohttpd, libyaml and libcrypt development files, jq, tmux, curl, openssl and prometheus" >&2
 	exit 1
 fi
 echo "install-deps: done"
