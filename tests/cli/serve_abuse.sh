@@ -127,8 +127,11 @@ PY
 rss1=$(rss_kib)
 if grep -q '^ok 300 of 300$' "$TMP/load.txt"; then pass "300 concurrent scrapes: all 200 and complete"; else
 	fail "300 concurrent scrapes: all 200 and complete" "$(tr '\n' ' ' <"$TMP/load.txt")"; fi
-# bounded: what 300 scrapes add is a few buffers, not 300 bodies kept
-if [ -n "$rss0" ] && [ -n "$rss1" ] && [ $((rss1 - rss0)) -lt 16384 ] && [ "$rss1" -lt 131072 ]; then
+# bounded: what 300 scrapes add is a few buffers, not 300 bodies kept (under AddressSanitizer,
+# `make asan`, its quarantine keeps freed memory for a while: a looser bound)
+grow=16384 cap=131072
+if [ -n "${ASAN_OPTIONS:-}" ]; then grow=131072 cap=524288; fi
+if [ -n "$rss0" ] && [ -n "$rss1" ] && [ $((rss1 - rss0)) -lt $grow ] && [ "$rss1" -lt $cap ]; then
 	pass "RSS bounded (${rss0} KiB before, ${rss1} KiB after)"; else
 	fail "RSS bounded" "${rss0} KiB before, ${rss1} KiB after"; fi
 curl -s -o "$TMP/m.txt" "$URL/metrics"

@@ -280,6 +280,7 @@ static void openmetrics(void)
 	CHECK(has(b, "# TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION unknown"));
 	CHECK(str_ends(b, "\n# EOF\n"));
 	free(b);
+	mon_snapshot_free(&s);
 }
 
 static void negotiation(void)
