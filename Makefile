@@ -38,6 +38,14 @@ else
 JANSSON_LIB = -ljansson
 endif
 
+# serve (issue 13): libmicrohttpd and libyaml linked statically when their archives exist, like
+# jansson, so the binary needs only libgnutls (libmicrohttpd's TLS) and libcrypt (bcrypt of the
+# web config's users) besides what it needed before
+MHD_A  := $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/libmicrohttpd.a /usr/lib64/libmicrohttpd.a /usr/lib/libmicrohttpd.a /usr/lib/aarch64-linux-gnu/libmicrohttpd.a))
+YAML_A := $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/libyaml.a /usr/lib64/libyaml.a /usr/lib/libyaml.a /usr/lib/aarch64-linux-gnu/libyaml.a))
+SERVE_LIBS = $(if $(MHD_A),$(MHD_A),-lmicrohttpd) $(if $(YAML_A),$(YAML_A),-lyaml) -lgnutls -lcrypt
+JANSSON_LIB += $(SERVE_LIBS)
+
 SRC := $(filter-out src/kernels/%,$(wildcard src/*.c src/*/*.c))
 OBJ := $(SRC:%.c=$(O)/%.o)
 LIB_SRC := $(filter-out src/main.c src/cmd/%,$(SRC))

@@ -18,7 +18,8 @@
 #   5  replay/ burn/              a recording served to host/ and vendor/; burn's stress run and
 #                                 verdict, built on bench/, gpu/ and checks/finding.h;
 #                                 advise/: advise's sampler, timeline and diagnosis (gpu/, host/,
-#                                 checks/finding.h); serve/: serve's local agent (gpu/, view/)
+#                                 checks/finding.h); serve/: the exporter and the local agent
+#                                 (gpu/'s collector, checks/'s doctor, host/'s kernel log, view/)
 #   6  cmd/                       the commands, the only code that prints
 #   7  main.c
 #

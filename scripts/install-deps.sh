@@ -1,10 +1,12 @@
 #!/bin/sh
 # install-deps.sh: installs what gpuvet's build and tests need, on Debian/Ubuntu (apt-get) or
 # Fedora/RHEL (dnf). Run as root or with sudo available. `make deps` calls it.
-#   build: a C compiler and make, jansson (JSON), ncurses (top), SQLite (history)
+#   build: a C compiler and make, jansson (JSON), ncurses (top), SQLite (history), libmicrohttpd
+#          (serve's HTTP, with gnutls for TLS), libyaml (serve's --web-config), libcrypt (bcrypt)
 #   tests: jq, tmux (drives top), sqlite3 (history's rows), clang (the sanitizer and clang
-#          builds), groff and man (the man pages are checked with warnings on); promtool
-#          (prometheus), systemd-analyze and kubernetes-validate (PyPI, in build/venv) for contrib/
+#          builds), groff and man (the man pages are checked with warnings on); curl, openssl,
+#          prometheus and promtool (a real Prometheus scrapes serve; contrib's rules),
+#          systemd-analyze and kubernetes-validate (PyPI, in build/venv) for contrib/
 # The CUDA toolkit is optional: with nvcc on PATH, `make` also builds gpuvet's own GPU kernels.
 set -e
 SUDO=
@@ -17,16 +19,19 @@ if command -v apt-get >/dev/null 2>&1; then
 	$SUDO apt-get update -qq
 	$SUDO apt-get install -y -qq --no-install-recommends \
 		build-essential clang libclang-rt-dev libjansson-dev libncurses-dev \
-		libsqlite3-dev jq tmux ca-certificates groff-base man-db sqlite3 >/dev/null
+		libsqlite3-dev jq tmux ca-certificates groff-base man-db sqlite3 \
+		libmicrohttpd-dev libgnutls28-dev libyaml-dev libcrypt-dev curl openssl >/dev/null
 	# contrib's checks (tests/cli/contrib.sh): promtool, systemd-analyze, a venv for
-	# kubernetes-validate (below)
+	# kubernetes-validate (below); serve's tests use prometheus too
 	$SUDO apt-get install -y -qq --no-install-recommends prometheus python3-venv systemd >/dev/null
 elif command -v dnf >/dev/null 2>&1; then
 	$SUDO dnf install -y -q gcc make clang compiler-rt jansson-devel ncurses-devel \
-		sqlite-devel sqlite jq tmux groff-base man-db
+		sqlite-devel sqlite jq tmux groff-base man-db \
+		libmicrohttpd-devel gnutls-devel libyaml-devel libxcrypt-devel curl openssl \
+		golang-github-prometheus
 else
 	echo "install-deps: no apt-get or dnf; install by hand: a C11 compiler, make, jansson," \
-	     "ncurses development files, jq and tmux" >&2
+	     "ncurses, libmicrohttpd, libyaml and libcrypt development files, jq, tmux, curl, openssl and prometheus" >&2
 	exit 1
 fi
 # PyPI's kubernetes-validate, which Debian does not package, in the venv the tests look in

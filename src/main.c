@@ -59,7 +59,8 @@ static const struct cmd cmd_version = {
 
 /* Sorted by name. */
 static const struct cmd *const commands[] = {
-	&cmd_advise, &cmd_bench, &cmd_burn, &cmd_doctor, &cmd_help, &cmd_history, &cmd_record, &cmd_status, &cmd_top, &cmd_topo,
+	&cmd_advise, &cmd_bench, &cmd_burn, &cmd_doctor, &cmd_help, &cmd_history, &cmd_record,
+	&cmd_serve, &cmd_status, &cmd_top, &cmd_topo,
 	&cmd_version, &cmd_watch,
 };
 

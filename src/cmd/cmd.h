@@ -38,6 +38,7 @@ extern struct global_opts gopts;
 
 extern const struct cmd cmd_advise, cmd_bench, cmd_burn, cmd_doctor, cmd_record, cmd_status;
 extern const struct cmd cmd_history; /* the history database */
+extern const struct cmd cmd_serve;   /* the exporter and local agent */
 extern const struct cmd cmd_top, cmd_topo, cmd_watch; /* live monitoring */
 
 /* Print "gpuvet: error: ..." and the hint, if any; returns the exit code to use. */

@@ -24,6 +24,9 @@ struct nvml_device {
 };
 
 static struct nvml_device devs[MAX_DEVS];
+/* nvmlInit calls not yet matched by nvmlShutdown: NVML counts them, and only the last shutdown
+ * ends the session (a process with two sessions, serve's collector and its doctor runs, keeps
+ * the first one working while the second ends) */
 static int inited;
 
 static int idx_of(nvml_dev h)
@@ -128,7 +131,7 @@ EXPORT int nvmlInit_v2(void)
 	a = rt_get(-1, "nvmlInit");
 	if (a && a->rc)
 		return a->rc;
-	inited = 1;
+	__atomic_add_fetch(&inited, 1, __ATOMIC_SEQ_CST);
 	for (int i = 0; i < MAX_DEVS; i++)
 		devs[i].index = i;
 	return NVML_SUCCESS;
@@ -141,7 +144,9 @@ EXPORT int nvmlInit(void)
 
 EXPORT int nvmlShutdown(void)
 {
-	inited = 0;
+	if (__atomic_load_n(&inited, __ATOMIC_SEQ_CST) == 0)
+		return NVML_ERROR_UNINITIALIZED;
+	__atomic_sub_fetch(&inited, 1, __ATOMIC_SEQ_CST);
 	return NVML_SUCCESS;
 }
 
