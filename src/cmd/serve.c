@@ -21,17 +21,22 @@
 #include "../checks/finding.h"
 #include "../gpu/collector.h"
 #include "../gpu/probe.h"
+#include "../history/record.h"
+#include "../history/store.h"
+#include "../serve/agent.h"
 #include "../serve/exporter.h"
 #include "../serve/health.h"
 #include "../serve/http.h"
 #include "../serve/webconfig.h"
 #include "../util/util.h"
 #include "cmd.h"
+#include "history_hook.h"
 
 static const char usage[] =
 	"usage: gpuvet serve [--listen [ADDR]:PORT] [--web-config FILE] [--interval SEC]\n"
 	"                    [--slow-interval SEC] [--doctor-interval SEC] [--dcgm-names]\n"
-	"                    [--procs] [--max-connections N] [--timeout SEC] [--json]\n"
+	"                    [--procs] [--max-connections N] [--timeout SEC]\n"
+	"                    [--socket PATH | --no-socket] [--history[=DB]] [--json]\n"
 	"\n"
 	"A Prometheus exporter: GPU metrics at /metrics (text format, or OpenMetrics when the\n"
 	"scraper asks), doctor's verdict at /healthz (200 ok, 503 failure). Values are collected\n"
@@ -52,6 +57,12 @@ static const char usage[] =
 	"      --procs         per-process metrics (at most 64 per GPU)\n"
 	"      --max-connections N  open connections at most (default 64)\n"
 	"      --timeout SEC   close a connection idle this long (default 10)\n"
+	"      --socket PATH   the local agent's Unix socket, which 'gpuvet status' asks first\n"
+	"                      (default /run/gpuvet/agent.sock for root, else\n"
+	"                      $XDG_RUNTIME_DIR/gpuvet/agent.sock)\n"
+	"      --no-socket     no local agent\n"
+	"      --history[=DB]  store the events seen (Xid, ECC and remap changes, throttle\n"
+	"                      episodes, GPU lost) in the history database (docs/cmd/history.md)\n"
 	"  -j, --json          one JSON line on start (address, pid) and one per change of\n"
 	"                      doctor's verdict, on stdout\n"
 	"  -h, --help          this help\n"
@@ -60,6 +71,9 @@ static const char usage[] =
 
 struct serve_opts {
 	const char *listen, *web_config;
+	const char *socket; /* NULL: the default path */
+	bool no_socket;
+	struct cmd_history hist;
 	double interval, slow_interval, doctor_interval;
 	long max_connections, timeout_s;
 	bool dcgm, procs, json;
@@ -132,7 +146,7 @@ static void print_verdict(const struct health_view *v, const char *previous)
 	put_json(o);
 }
 
-static void print_start(const char *address, bool tls, unsigned ngpus)
+static void print_start(const char *address, bool tls, unsigned ngpus, const char *sock)
 {
 	json_t *o = json_object();
 	char url[128];
@@ -141,8 +155,7 @@ static void print_start(const char *address, bool tls, unsigned ngpus)
 	json_object_set_new(o, "event", json_string("start"));
 	json_object_set_new(o, "address", json_string(address));
 	json_object_set_new(o, "url", json_string(url));
-	/* the local agent's socket, once it is started here (see serve_run) */
-	json_object_set_new(o, "socket", json_null());
+	json_object_set_new(o, "socket", sock ? json_string(sock) : json_null());
 	json_object_set_new(o, "pid", json_integer(getpid()));
 	json_object_set_new(o, "gpus", json_integer(ngpus));
 	put_json(o);
@@ -161,6 +174,17 @@ static void host_name(char *out, size_t n)
 	out[n - 1] = '\0';
 }
 
+/* The local agent unless --no-socket; on a replay or a fake root (not this machine) only when
+ * --socket or GPUVET_AGENT_SOCKET names its socket, as status asks one there only then. */
+static bool want_agent(const struct serve_opts *o)
+{
+	const char *env = getenv("GPUVET_AGENT_SOCKET");
+
+	if (o->no_socket)
+		return false;
+	return o->socket || !(gopts.replay || gopts.root) || (env && *env);
+}
+
 static int serve_run(const struct serve_opts *o)
 {
 	struct webconfig wc;
@@ -170,6 +194,13 @@ static int serve_run(const struct serve_opts *o)
 	struct health *h = NULL;
 	struct exporter *ex = NULL;
 	struct http *srv = NULL;
+	struct agent *ag = NULL;
+	struct hist_live *hl = NULL;
+	struct mon_snapshot prev, cur; /* --history's */
+	uint64_t hist_seq = 0;
+	bool hist_failing = false;
+	char sockbuf[256];
+	const char *sock = NULL;
 	struct mon_snapshot s;
 	struct health_view v;
 	struct health_opts ho;
@@ -186,6 +217,8 @@ static int serve_run(const struct serve_opts *o)
 
 	err_clear(&e);
 	memset(&s, 0, sizeof(s));
+	memset(&prev, 0, sizeof(prev));
+	memset(&cur, 0, sizeof(cur));
 	memset(&v, 0, sizeof(v));
 	if (o->web_config) {
 		if (webconfig_load(o->web_config, &wc, &e) != 0)
@@ -248,12 +281,32 @@ static int serve_run(const struct serve_opts *o)
 		goto out;
 	}
 
-	/* ---- issue 13: the lead starts the local agent (serve/agent.h) and the history store
-	 * (src/history/) here, on the same collector, and puts the agent's socket in the start
-	 * line (print_start). ---- */
+	/* the local agent, on the same collector: `gpuvet status` asks it first */
+	if (want_agent(o)) {
+		sock = o->socket ? o->socket : agent_default_path(sockbuf, sizeof(sockbuf));
+		if (!sock)
+			fprintf(stderr, "gpuvet: note: no local agent: XDG_RUNTIME_DIR is not set "
+					"(--socket PATH names one)\n");
+		else if (agent_start(&ag, sock, c, &e) != 0) {
+			rc = cmd_report_error(&e);
+			goto out;
+		} else if (!o->json)
+			fprintf(stderr, "gpuvet: local agent: %s\n", agent_describe(ag));
+	}
+	/* --history: the events of live sampling, as `watch --history` stores them */
+	if (cmd_history_wanted(&o->hist)) {
+		char path[4096], host[128];
+
+		cmd_history_host(host, sizeof(host));
+		if (hist_path(o->hist.db, path, sizeof(path), &e) != 0 ||
+		    hist_live_open(&hl, path, host, &e) != 0) {
+			rc = cmd_report_error(&e);
+			goto out;
+		}
+	}
 
 	if (o->json)
-		print_start(http_address(srv), have_wc && wc.cert_pem, s.ngpus);
+		print_start(http_address(srv), have_wc && wc.cert_pem, s.ngpus, ag ? sock : NULL);
 	else
 		fprintf(stderr, "gpuvet: serving %s://%s/metrics for %u GPU%s\n",
 			have_wc && wc.cert_pem ? "https" : "http", http_address(srv), s.ngpus,
@@ -264,6 +317,23 @@ static int serve_run(const struct serve_opts *o)
 
 		if (sig == SIGINT || sig == SIGTERM)
 			break;
+		if (hl && collector_copy(c, &cur) != hist_seq) {
+			struct mon_snapshot t;
+			struct err he;
+
+			err_clear(&he);
+			if (hist_live_tick(hl, hist_seq ? &prev : NULL, &cur, NULL, &he) == 0)
+				hist_failing = false;
+			else if (!hist_failing) {
+				hist_failing = true;
+				fprintf(stderr, "gpuvet: warning: history not stored: %s\n", he.msg);
+			}
+			hist_seq = cur.seq;
+			/* this one is the next one's previous; the old previous is reused */
+			t = prev;
+			prev = cur;
+			cur = t;
+		}
 		if (!o->json || o->doctor_interval <= 0)
 			continue;
 		health_copy(h, &v);
@@ -281,6 +351,10 @@ static int serve_run(const struct serve_opts *o)
 		put_json(stop);
 	}
 out:
+	agent_stop(ag);
+	hist_live_close(hl);
+	mon_snapshot_free(&prev);
+	mon_snapshot_free(&cur);
 	http_stop(srv);
 	exporter_free(ex);
 	health_stop(h);
@@ -306,11 +380,22 @@ static int run_serve(int argc, char **argv)
 		{"procs", no_argument, NULL, 'p'},
 		{"max-connections", required_argument, NULL, 'M'},
 		{"timeout", required_argument, NULL, 'T'},
+		{"socket", required_argument, NULL, 'U'},
+		{"no-socket", no_argument, NULL, 'u'},
+		CMD_HISTORY_OPTION,
 		{"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct serve_opts o = {"127.0.0.1:9849", NULL, 1.0, 5.0, 60.0, 64, 10, false, false, false};
+	struct serve_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.listen = "127.0.0.1:9849";
+	o.interval = 1.0;
+	o.slow_interval = 5.0;
+	o.doctor_interval = 60.0;
+	o.max_connections = 64;
+	o.timeout_s = 10;
 	double t;
 	int opt, rc;
 
@@ -345,6 +430,9 @@ static int run_serve(int argc, char **argv)
 			if ((rc = parse_count("--timeout", optarg, 3600, &o.timeout_s)) != 0)
 				return rc;
 			break;
+		case 'U': o.socket = optarg; break;
+		case 'u': o.no_socket = true; break;
+		case CMD_HISTORY_OPT: cmd_history_option(&o.hist, optarg); break;
 		case 'j': o.json = true; break;
 		case 'h': cmd_print_usage(&cmd_serve); return EXIT_OK;
 		default: return EXIT_USAGE; /* cmd_getopt said which option */

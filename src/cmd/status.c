@@ -224,7 +224,7 @@ static void agent_choose(bool no_agent)
 		return;
 	if ((gopts.replay || gopts.root) && !(sock && *sock))
 		return;
-	agent_path = agent_default_path(agent_buf, sizeof(agent_buf));
+	agent_path = agent_client_path(agent_buf, sizeof(agent_buf));
 }
 
 /* One period through the agent: true when it answered (*rc is status's exit code). */

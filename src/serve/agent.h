@@ -83,6 +83,10 @@ void agent_get_stats(struct agent *a, struct agent_stats *st);
  * for root, else $XDG_RUNTIME_DIR/gpuvet/agent.sock; NULL when none applies (no
  * XDG_RUNTIME_DIR) or it does not fit buf (or a Unix socket address). */
 const char *agent_default_path(char *buf, size_t n);
+/* The socket a client asks: agent_default_path's, or, for a user other than root whose own
+ * path has no socket, the system service's /run/gpuvet/agent.sock when it exists (serve run by
+ * root or systemd, contrib/systemd/). NULL when none applies. */
+const char *agent_client_path(char *buf, size_t n);
 
 /* ---- the client ----------------------------------------------------------------------------- */
 struct agent_answer {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -78,6 +79,18 @@ const char *agent_default_path(char *buf, size_t n)
 	if (len < 0 || (size_t)len >= n || (size_t)len + 24 >= max)
 		return NULL;
 	return buf;
+}
+
+const char *agent_client_path(char *buf, size_t n)
+{
+	const char *env = getenv("GPUVET_AGENT_SOCKET"), *own = agent_default_path(buf, n);
+	struct stat st;
+
+	if ((env && *env) || geteuid() == 0 || (own && stat(own, &st) == 0))
+		return own;
+	if (stat("/run/gpuvet/agent.sock", &st) != 0 || !S_ISSOCK(st.st_mode))
+		return own;
+	return str_fmt(buf, n, "/run/gpuvet/agent.sock") < (int)n ? buf : own;
 }
 
 void agent_answer_free(struct agent_answer *a)
