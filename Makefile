@@ -44,12 +44,18 @@ endif
 MHD_A  := $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/libmicrohttpd.a /usr/lib64/libmicrohttpd.a /usr/lib/libmicrohttpd.a /usr/lib/aarch64-linux-gnu/libmicrohttpd.a))
 YAML_A := $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/libyaml.a /usr/lib64/libyaml.a /usr/lib/libyaml.a /usr/lib/aarch64-linux-gnu/libyaml.a))
 SERVE_LIBS = $(if $(MHD_A),$(MHD_A),-lmicrohttpd) $(if $(YAML_A),$(YAML_A),-lyaml) -lgnutls -lcrypt
-JANSSON_LIB += $(SERVE_LIBS)
 
 SRC := $(filter-out src/kernels/%,$(wildcard src/*.c src/*/*.c))
 OBJ := $(SRC:%.c=$(O)/%.o)
 LIB_SRC := $(filter-out src/main.c src/cmd/%,$(SRC))
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
+# gpuvet-serve: `gpuvet serve` in an executable of its own (src/cmd/serve_exec.c says why): the
+# same objects with serve.c, the HTTP server and --web-config instead of the stand-in, linked
+# with libmicrohttpd, libyaml, gnutls and libcrypt, which gpuvet itself then does without
+SERVE_BIN := $(O)/gpuvet-serve
+SERVE_ONLY_OBJ := $(O)/src/cmd/serve.o $(O)/src/serve/http.o $(O)/src/serve/webconfig.o
+MAIN_OBJ := $(filter-out $(SERVE_ONLY_OBJ),$(OBJ))
+SERVE_OBJ := $(filter-out $(O)/src/cmd/serve_exec.o,$(OBJ))
 
 FAKE_CFLAGS = $(CSTD) $(WARN) $(OPT) -fPIC -fvisibility=hidden
 REPLAY_LIBS = $(O)/replay/libnvidia-ml.so.1 $(O)/replay/libcuda.so.1
@@ -107,12 +113,16 @@ $(O)/kernels/image_stub.o: src/kernels/image_stub.c src/kernels/image.h
 all: build-only
 ifeq ($(O),build)
 	@cp -f $(BIN) gpuvet
+	@cp -f $(SERVE_BIN) gpuvet-serve
 endif
 
-build-only: $(BIN) $(REPLAY_LIBS)
+build-only: $(BIN) $(SERVE_BIN) $(REPLAY_LIBS)
 
-$(BIN): $(OBJ) $(KERNEL_OBJ)
-	$(CC) $(LDFLAGS) -rdynamic -o $@ $(OBJ) $(KERNEL_OBJ) $(JANSSON_LIB) $(LDLIBS)
+$(BIN): $(MAIN_OBJ) $(KERNEL_OBJ)
+	$(CC) $(LDFLAGS) -rdynamic -o $@ $(MAIN_OBJ) $(KERNEL_OBJ) $(JANSSON_LIB) $(LDLIBS)
+
+$(SERVE_BIN): $(SERVE_OBJ) $(KERNEL_OBJ)
+	$(CC) $(LDFLAGS) -rdynamic -o $@ $(SERVE_OBJ) $(KERNEL_OBJ) $(JANSSON_LIB) $(SERVE_LIBS) $(LDLIBS)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -135,7 +145,7 @@ $(O)/replay/libcuda.so.1: tests/nvml-replay/fake_cuda.c tests/nvml-replay/replay
 $(O)/tests/%: tests/unit/%.c tests/unit/test.h $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -D_GNU_SOURCE -Isrc -MMD -MP -MF $@.d -MT $@ -o $@ $< $(UNIT_EXTRA) $(LIB_OBJ) \
-		$(LDFLAGS) $(JANSSON_LIB) $(LDLIBS)
+		$(LDFLAGS) $(JANSSON_LIB) $(SERVE_LIBS) $(LDLIBS)
 
 # test_burn_html checks a page built in cmd/, which the library objects leave out
 BURN_HTML_OBJ = $(O)/src/cmd/burn_html.o $(O)/src/cmd/html.o
@@ -201,10 +211,10 @@ fuzz-build: $(FUZZ_TARGETS:%=$(O)/fuzz_%) $(O)/fuzz_seeds
 
 $(O)/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_OBJ)
 	$(CC) $(CFLAGS) -D_GNU_SOURCE -Isrc -fsanitize=fuzzer -o $@ $< $(LIB_OBJ) $(LDFLAGS) \
-		$(JANSSON_LIB) $(LDLIBS)
+		$(JANSSON_LIB) $(SERVE_LIBS) $(LDLIBS)
 
 $(O)/fuzz_seeds: tests/fuzz/seeds.c tests/unit/ldcache_gen.h $(LIB_OBJ)
-	$(CC) $(CFLAGS) -D_GNU_SOURCE -Isrc -o $@ $< $(LIB_OBJ) $(LDFLAGS) $(JANSSON_LIB) $(LDLIBS)
+	$(CC) $(CFLAGS) -D_GNU_SOURCE -Isrc -o $@ $< $(LIB_OBJ) $(LDFLAGS) $(JANSSON_LIB) $(SERVE_LIBS) $(LDLIBS)
 
 # ---- install (issue 10) -------------------------------------------------------------------------
 # `make install PREFIX=/usr DESTDIR=/tmp/root`: the binary, the fake NVML/CUDA libraries that
@@ -238,7 +248,7 @@ $(MAN_DIR)/.docdir: FORCE
 	@mkdir -p $(MAN_DIR)
 	@echo '$(docdir)' | cmp -s - $@ || echo '$(docdir)' >$@
 
-$(MAN_DIR)/.stamp: $(BIN) scripts/mkman.sh $(wildcard man/*.inc) $(MAN_DIR)/.docdir
+$(MAN_DIR)/.stamp: $(BIN) $(SERVE_BIN) scripts/mkman.sh $(wildcard man/*.inc) $(MAN_DIR)/.docdir
 	sh scripts/mkman.sh $(BIN) $(MAN_DIR) '$(docdir)'
 	@touch $@
 
@@ -247,6 +257,7 @@ install: build-only man
 		'$(DESTDIR)$(docdir)/cmd' '$(DESTDIR)$(docdir)/examples' '$(DESTDIR)$(bashcompdir)' \
 		'$(DESTDIR)$(zshcompdir)' '$(DESTDIR)$(fishcompdir)'
 	$(INSTALL) -m 755 $(BIN) '$(DESTDIR)$(bindir)/gpuvet'
+	$(INSTALL) -m 755 $(SERVE_BIN) '$(DESTDIR)$(pkglibdir)/gpuvet-serve'
 	$(INSTALL) -m 644 $(REPLAY_LIBS) '$(DESTDIR)$(pkglibdir)/replay/'
 	$(INSTALL) -m 644 completions/gpuvet-complete.sh '$(DESTDIR)$(pkglibdir)/complete.sh'
 	$(INSTALL) -m 644 $(MAN_DIR)/*.1 '$(DESTDIR)$(mandir)/man1/'

@@ -27,12 +27,14 @@ if command -v dpkg-shlibdeps >/dev/null 2>&1; then
 	mkdir -p "$tmp/src/debian"
 	printf 'Source: gpuvet\n\nPackage: gpuvet\nArchitecture: any\n' >"$tmp/src/debian/control"
 	abs=$(cd "$root" && pwd)
-	depends=$(cd "$tmp/src" && dpkg-shlibdeps -O "$abs/usr/bin/gpuvet" 2>/dev/null |
+	# gpuvet-serve (serve's HTTP server) links what gpuvet does not: gnutls, libcrypt
+	depends=$(cd "$tmp/src" && dpkg-shlibdeps -O "$abs/usr/bin/gpuvet" \
+		$(ls "$abs/usr/lib/gpuvet/gpuvet-serve" 2>/dev/null) 2>/dev/null |
 		sed -n 's/^shlibs:Depends=//p') || depends=
 fi
 if [ -z "$depends" ]; then
 	# each library the binary names, to the package that holds it
-	depends=$(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | while read -r lib; do
+	depends=$(readelf -d "$bin" $(ls "$root/usr/lib/gpuvet/gpuvet-serve" 2>/dev/null) | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | while read -r lib; do
 		path=$(ldconfig -p | awk -v l="$lib" '$1 == l { print $NF; exit }')
 		[ -n "$path" ] && dpkg -S "$path" 2>/dev/null | head -1 | cut -d: -f1
 	done | sort -u | paste -sd, - | sed 's/,/, /g')

@@ -293,6 +293,9 @@ int main(int argc, char **argv)
 	c = find_cmd(argv[optind]);
 	if (!c)
 		return cmd_usage_error(NULL, "unknown command '%s'", argv[optind]);
+	/* a command of another executable (serve: gpuvet-serve) gets the command line untouched */
+	if (c->program)
+		return cmd_exec_program(c, argc, argv);
 	if (!gopts.root && !gopts.replay) {
 		const char *env = getenv("GPUVET_ROOT");
 

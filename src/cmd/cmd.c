@@ -8,9 +8,13 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../util/err.h"
 #include "../util/util.h"
@@ -109,4 +113,55 @@ int cmd_getopt(const struct cmd *c, int argc, char **argv, const char *shortopts
 		err_hint(&e, "try 'gpuvet help'");
 	cmd_report_error(&e);
 	return CMD_OPT_ERROR;
+}
+
+/* c->program's path: GPUVET_SERVE_BIN when set (the only such program is gpuvet-serve), else
+ * next to this executable (the build folder, ./), else in ../lib/gpuvet/ (where make install
+ * puts it, as the replay libraries). */
+static int find_program(const struct cmd *c, char *out, size_t n)
+{
+	static const char *const rel[] = {"", "../lib/gpuvet/"};
+	const char *env = getenv("GPUVET_SERVE_BIN");
+	char exe[PATH_MAX];
+	ssize_t len;
+	char *slash;
+	size_t i;
+
+	if (env && *env) {
+		str_copy(out, env, n);
+		return 0;
+	}
+	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (len < 0)
+		return -1;
+	exe[len] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	for (i = 0; i < ARRAY_SIZE(rel); i++) {
+		str_fmt(out, n, "%s/%s%s", exe, rel[i], c->program);
+		if (access(out, X_OK) == 0)
+			return 0;
+	}
+	str_fmt(out, n, "%s/%s", exe, c->program);
+	errno = ENOENT;
+	return -1;
+}
+
+int cmd_exec_program(const struct cmd *c, int argc, char **argv)
+{
+	char path[PATH_MAX];
+	struct err e;
+
+	(void)argc;
+	err_clear(&e);
+	if (find_program(c, path, sizeof(path)) == 0) {
+		fflush(NULL);
+		execv(path, argv);
+	}
+	err_set(&e, EXIT_ERROR, "cannot run %s for 'gpuvet %s': %s", path, c->name,
+		errno ? strerror(errno) : "not found");
+	err_hint(&e, "%s is built and installed with gpuvet (make; make install puts it in "
+		     "PREFIX/lib/gpuvet/); GPUVET_SERVE_BIN names it", c->program);
+	return cmd_report_error(&e);
 }

@@ -26,6 +26,8 @@ struct cmd {
 	const char *summary; /* one line for `gpuvet help` */
 	const char *usage;   /* the synopsis lines and options for `gpuvet <cmd> --help` */
 	int (*run)(int argc, char **argv);
+	/* run by this other executable instead, given the whole command line (serve_exec.c) */
+	const char *program;
 };
 
 /* Global options, set by main.c before a command runs. */
@@ -40,6 +42,10 @@ extern const struct cmd cmd_advise, cmd_bench, cmd_burn, cmd_doctor, cmd_record,
 extern const struct cmd cmd_history; /* the history database */
 extern const struct cmd cmd_serve;   /* the exporter and local agent */
 extern const struct cmd cmd_top, cmd_topo, cmd_watch; /* live monitoring */
+
+/* Run c->program with gpuvet's whole command line (argc, argv as main got them); returns only
+ * on failure, with the exit code (serve_exec.c). */
+int cmd_exec_program(const struct cmd *c, int argc, char **argv);
 
 /* Print "gpuvet: error: ..." and the hint, if any; returns the exit code to use. */
 struct err;

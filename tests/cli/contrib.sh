@@ -116,7 +116,8 @@ fi
 if command -v dpkg >/dev/null 2>&1 && command -v readelf >/dev/null 2>&1 && [ -f /etc/debian_version ]; then
 	runtime=$(sed -n '/^FROM debian:12-slim/,$p' "$C/container/Containerfile")
 	lacking=
-	for lib in $(readelf -d "$GPUVET" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+	# gpuvet and gpuvet-serve (serve's HTTP server, beside it in the build folder)
+	for lib in $(readelf -d "$GPUVET" $(ls "$(dirname "$GPUVET")/gpuvet-serve" 2>/dev/null) | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
 		path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64|AArch64/ { print $NF; exit }')
 		pkg=$({ dpkg -S "$path" || dpkg -S "/usr$path" || dpkg -S "${path#/usr}"; } 2>/dev/null |
 			head -1 | cut -d: -f1)

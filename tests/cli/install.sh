@@ -54,6 +54,12 @@ done
 if [ -z "$missing" ]; then pass "installed: binary, replay libraries, $(($(wc -l <"$TMP/pages") + 1)) man pages, 3 completions, docs"
 else fail "installed files" "missing:$missing"; fi
 if [ -x "$U/bin/gpuvet" ]; then pass "the installed binary is executable"; else fail "the installed binary is executable"; fi
+# serve's HTTP server is an executable of its own (src/cmd/serve_exec.c), found from bin/
+if [ -x "$U/lib/gpuvet/gpuvet-serve" ]; then pass "gpuvet-serve installed beside the replay libraries"; else
+	fail "gpuvet-serve installed beside the replay libraries" "no $U/lib/gpuvet/gpuvet-serve"; fi
+if env -u GPUVET_SERVE_BIN "$U/bin/gpuvet" serve --help >"$TMP/out" 2>"$TMP/err" &&
+	grep -q '^usage: gpuvet serve' "$TMP/out"; then pass "the installed gpuvet runs gpuvet-serve"; else
+	fail "the installed gpuvet runs gpuvet-serve" "$(head -c 300 "$TMP/err")"; fi
 # every command with a --help of its own has a page (help and version may not yet)
 n=$(wc -l <"$TMP/pages")
 if [ "$n" -ge 7 ]; then pass "a man page for each of $n commands"; else fail "a man page per command" "only $n"; fi

@@ -107,6 +107,18 @@ static void test_kill9(void)
 			       ic ? (const char *)ic : "?");
 		CHECK(ic && strcmp((const char *)ic, "ok") == 0);
 		sqlite3_finalize(st);
+		/* killed before its schema was committed (a loaded machine): nothing may have been
+		 * reported committed then */
+		CHECK(sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master WHERE name = 'events'",
+					 -1, &st, NULL) == SQLITE_OK);
+		CHECK(sqlite3_step(st) == SQLITE_ROW);
+		if (sqlite3_column_int64(st, 0) == 0) {
+			sqlite3_finalize(st);
+			sqlite3_close(db);
+			CHECK(committed == next - 1);
+			continue;
+		}
+		sqlite3_finalize(st);
 		/* every row intact, every transaction whole */
 		CHECK(sqlite3_prepare_v2(db, "SELECT value, detail FROM events ORDER BY id", -1,
 					 &st, NULL) == SQLITE_OK);
