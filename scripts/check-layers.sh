@@ -15,7 +15,8 @@
 #   5  replay/ burn/              a recording served to host/ and vendor/; burn's stress run and
 #                                 verdict, built on bench/, gpu/ and checks/finding.h;
 #                                 advise/: advise's sampler, timeline and diagnosis (gpu/, host/,
-#                                 checks/finding.h)
+#                                 checks/finding.h); fleet/: doctor --slurm's rules and processes
+#                                 (checks/)
 #   6  cmd/                       the commands, the only code that prints
 #   7  main.c
 #
@@ -34,7 +35,7 @@ function rank(layer) {
 	if (layer == "vendor" || layer == "host") return 2
 	if (layer == "gpu") return 3
 	if (layer == "checks" || layer == "bench" || layer == "tui") return 4
-	if (layer == "replay" || layer == "burn" || layer == "advise") return 5
+	if (layer == "replay" || layer == "burn" || layer == "advise" || layer == "fleet") return 5
 	if (layer == "cmd") return 6
 	if (layer == "main") return 7
 	return -1
