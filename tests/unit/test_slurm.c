@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fleet/slurm.h"
+#include "fleet/slurm_gres.h"
 #include "test.h"
 #include "util/util.h"
 
@@ -222,6 +223,39 @@ static void pipe_protocol(void)
 	slurm_health_free(&h);
 }
 
+static void gres_words(void)
+{
+	char t[64];
+	bool cpus[128];
+	struct strbuf sb;
+
+	slurm_gres_type("NVIDIA H200", t, sizeof(t));
+	CHECK_STR(t, "h200");
+	slurm_gres_type("NVIDIA H100 80GB HBM3", t, sizeof(t));
+	CHECK_STR(t, "h100");
+	slurm_gres_type("NVIDIA A100-SXM4-80GB", t, sizeof(t));
+	CHECK_STR(t, "a100");
+	slurm_gres_type("Tesla V100-SXM2-16GB", t, sizeof(t));
+	CHECK_STR(t, "v100");
+	slurm_gres_type("NVIDIA GeForce RTX 4090", t, sizeof(t));
+	CHECK_STR(t, "rtx_4090");
+	slurm_gres_type("NVIDIA RTX A6000", t, sizeof(t));
+	CHECK_STR(t, "rtx_a6000");
+	slurm_gres_type(NULL, t, sizeof(t));
+	CHECK_STR(t, "gpu");
+	memset(cpus, 0, sizeof(cpus));
+	CHECK(slurm_cpu_list_parse("0-3,8,10-11", cpus, 128) == 0);
+	CHECK(cpus[0] && cpus[3] && !cpus[4] && cpus[8] && !cpus[9] && cpus[11] && !cpus[12]);
+	sb_init(&sb);
+	slurm_cpu_list_format(cpus, 128, &sb);
+	CHECK_STR(sb.buf, "0-3,8,10-11");
+	sb_release(&sb);
+	CHECK(slurm_cpu_list_parse("3-1", cpus, 128) == -1);
+	CHECK(slurm_cpu_list_parse("0-200", cpus, 128) == -1);
+	CHECK(slurm_cpu_list_parse("1,x", cpus, 128) == -1);
+	CHECK(slurm_cpu_list_parse("", cpus, 128) == -1);
+}
+
 int main(void)
 {
 	RUN(reason_names_the_cause);
@@ -230,5 +264,6 @@ int main(void)
 	RUN(node_lines);
 	RUN(decisions);
 	RUN(pipe_protocol);
+	RUN(gres_words);
 	return TEST_DONE();
 }
