@@ -3,7 +3,8 @@
 # Fedora/RHEL (dnf). Run as root or with sudo available. `make deps` calls it.
 #   build: a C compiler and make, jansson (JSON), ncurses (top)
 #   tests: jq, tmux (drives top), clang (the sanitizer and clang builds), groff and man (the
-#          man pages are checked with warnings on)
+#          man pages are checked with warnings on), slurm-wlm and munge (tests/cli/slurm_real.sh
+#          starts a single-node Slurm when run as root)
 # The CUDA toolkit is optional: with nvcc on PATH, `make` also builds gpuvet's own GPU kernels.
 set -e
 SUDO=
@@ -16,10 +17,10 @@ if command -v apt-get >/dev/null 2>&1; then
 	$SUDO apt-get update -qq
 	$SUDO apt-get install -y -qq --no-install-recommends \
 		build-essential clang libclang-rt-dev libjansson-dev libncurses-dev \
-		jq tmux ca-certificates groff-base man-db >/dev/null
+		jq tmux ca-certificates groff-base man-db slurm-wlm munge >/dev/null
 elif command -v dnf >/dev/null 2>&1; then
 	$SUDO dnf install -y -q gcc make clang compiler-rt jansson-devel ncurses-devel jq tmux \
-		groff-base man-db
+		groff-base man-db slurm slurm-slurmd slurm-slurmctld munge
 else
 	echo "install-deps: no apt-get or dnf; install by hand: a C11 compiler, make, jansson," \
 	     "ncurses development files, jq and tmux" >&2
