@@ -23,6 +23,7 @@
 
 #include "../bench/bench.h"
 #include "../bench/cpu.h"
+#include "../bench/ranks.h"
 #include "../bench/result_json.h"
 #include "../bench/sensors.h"
 #include "../gpu/busid.h"
@@ -39,7 +40,7 @@
 
 static const char usage[] =
 	"usage: gpuvet bench [BENCH...] [-i IDS] [--size SIZE] [--time-budget SEC] [--quick]\n"
-	"                    [--json] [--html FILE]\n"
+	"                    [--json] [--html FILE] [--rendezvous DIR]\n"
 	"       gpuvet bench --list\n"
 	"       gpuvet bench --load FILE [--json] [--html FILE]\n"
 	"\n"
@@ -56,6 +57,9 @@ static const char usage[] =
 	"  --html FILE          also write a self-contained HTML page with a plot of every sweep\n"
 	"  --load FILE          show a result saved with --json instead of measuring\n"
 	"  --list               list the benchmarks and what this binary can run\n"
+	"  --rendezvous DIR     allreduce under srun or mpirun, one process per GPU: the shared\n"
+	"                       folder where rank 0 leaves NCCL's id (default: the job's submit\n"
+	"                       folder; TCP to rank 0 when MASTER_ADDR and MASTER_PORT are set)\n"
 	"  -h, --help           this help\n"
 	"\n"
 	"exit codes: 0 ok, 2 a result failed verification, 3 gpuvet error, 4 usage, 5 no GPU,\n"
@@ -69,6 +73,7 @@ struct bench_cli {
 	double budget;
 	bool quick, json, list;
 	const char *html, *load;
+	const char *rendezvous; /* --rendezvous DIR */
 	int argc;
 	char **argv;
 };
@@ -289,6 +294,7 @@ static int parse(int argc, char **argv, struct bench_cli *o)
 	    {"html", required_argument, NULL, 'H'},
 	    {"load", required_argument, NULL, 'L'},
 	    {"list", no_argument, NULL, 'l'},
+	    {"rendezvous", required_argument, NULL, 'R'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -336,6 +342,7 @@ static int parse(int argc, char **argv, struct bench_cli *o)
 		case 'H': o->html = optarg; break;
 		case 'L': o->load = optarg; break;
 		case 'l': o->list = true; break;
+		case 'R': o->rendezvous = optarg; break;
 		case 'h': cmd_print_usage(&cmd_bench); return -1;
 		default: return EXIT_USAGE; /* cmd_getopt said which option */
 		}
@@ -405,6 +412,8 @@ static int run_bench(int argc, char **argv)
 	struct stop_guard stop;
 	int *nvml_idx = NULL, nnvml = 0;
 	void *image_owned = NULL;
+	struct bench_ranks ranks;
+	bool multi = false;
 
 	err_clear(&e);
 	memset(&sys, 0, sizeof(sys));
@@ -436,6 +445,18 @@ static int run_bench(int argc, char **argv)
 		return cmd_report_error(&e);
 	}
 	ncand = make_cands(&sys, &cands);
+	/* allreduce alone under srun or mpirun: this process is one rank and drives one GPU */
+	memset(&ranks, 0, sizeof(ranks));
+	ranks.rendezvous = o.rendezvous;
+	if (o.families == 1u << bench_family_find("allreduce")) {
+		int bad;
+
+		multi = bench_ranks_detect(&ranks, &bad, &e);
+		if (bad) {
+			rc = cmd_report_error(&e);
+			goto out_early;
+		}
+	}
 	/* no GPU at all: -i cannot match, but that is not the user's mistake; the no-GPU message
 	 * below (and its hint at doctor) says what is wrong */
 	if (ncand == 0)
@@ -443,6 +464,18 @@ static int run_bench(int argc, char **argv)
 	else if (select_gpus(cands, ncand, o.ids, &sel, &nsel, &e) != 0) {
 		rc = cmd_report_error(&e);
 		goto out_early;
+	}
+	/* the local rank's GPU; the only one when the launcher bound each rank to one GPU */
+	if (multi && nsel > 1) {
+		if (ranks.local_rank >= nsel) {
+			err_set(&e, EXIT_USAGE, "rank %d is local rank %d, but this node has %d GPUs",
+				ranks.rank, ranks.local_rank, nsel);
+			err_hint(&e, "start at most one process per GPU on each node");
+			rc = cmd_report_error(&e);
+			goto out_early;
+		}
+		sel[0] = sel[ranks.local_rank];
+		nsel = 1;
 	}
 	if (o.size && size_multiple(o.families)) {
 		for (i = 0; i < nsel; i++) {
@@ -514,7 +547,10 @@ static int run_bench(int argc, char **argv)
 	 * benchmark named on the command line fails without its library */
 	env.opt.families = o.families;
 	env.opt.named = o.named;
-	if (bench_setup_driver(&env, &e) != 0 || bench_setup_libs(&env, nsel, &e) != 0) {
+	if (multi)
+		env.ranks = &ranks;
+	if (bench_setup_driver(&env, &e) != 0 ||
+	    bench_setup_libs(&env, multi ? ranks.size : nsel, &e) != 0) {
 		rc = cmd_report_error(&e);
 		goto out_early;
 	}
@@ -599,7 +635,8 @@ finish:
 
 		doc = bench_doc_build(&din, &env, errors, exit_code);
 	}
-	rc = output(&o, doc);
+	/* rank 0 speaks for every rank: the others' verdicts are in its counts */
+	rc = !multi || ranks.rank == 0 ? output(&o, doc) : 0;
 	json_decref(doc);
 	if (rc && exit_code == EXIT_OK)
 		exit_code = rc;

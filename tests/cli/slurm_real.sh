@@ -190,6 +190,34 @@ echo "$SCEN/h200x2.json" >"$D/scenario"
 timeout 10 scontrol update NodeName="$node" State=RESUME
 wait_for "resumed by hand" 30 resumed
 
+# srun -n 2 gpuvet bench allreduce: two ranks on the two fake GPUs (tests/bench/fakegpu), NCCL's
+# id through the job's submit folder; rank 0 prints the verified table for both
+F="$TOP/$O/fakegpu"
+if [ -f "$F/libnccl.so.2" ] && [ -f "$F/libcuda.so.1" ]; then
+	printf 'not a fatbin: the fake GPUs run C copies of the kernels\n' >"$TMP/kernels.bin"
+	mkdir -p "$TMP/job"
+	(cd "$TMP/job" && GPUVET_BENCH_KERNELS="$TMP/kernels.bin" GPUVET_CUDA_LIBRARY="$F/libcuda.so.1" \
+		GPUVET_NCCL_LIBRARY="$F/libnccl.so.2" GPUVET_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 \
+		FAKEGPU_MEM_MIB=512 timeout 120 srun -n 2 "$GPUVET" bench allreduce --size 1M \
+		--time-budget 0.01 --json) >"$TMP/srun.out" 2>"$TMP/srun.err"
+	rc=$?
+	[ "$rc" -eq 0 ] && pass "srun -n 2 gpuvet bench allreduce exits 0" ||
+		fail "srun -n 2 gpuvet bench allreduce exits 0" "exit $rc: $(head -c 400 "$TMP/srun.err")"
+	if command -v jq >/dev/null 2>&1; then
+		expect_jq "srun: one report, from rank 0" '.results | length > 0' "$TMP/srun.out"
+		expect_jq "srun: 2 ranks under srun, every result verified" \
+			'[.results[] | select(.bench == "allreduce")] | length > 0 and all(.verified == true and (.config | test("2 processes \\(srun\\)")) and (.verify | test("all 2 ranks")))' \
+			"$TMP/srun.out"
+	else
+		fail "srun: the report checked" "jq is not installed"
+	fi
+	[ -z "$(ls -A "$TMP/job")" ] && pass "srun: NCCL's id file is removed" || fail "srun: NCCL's id file is removed" "$(ls -A "$TMP/job")"
+elif [ "${CI:-}" = true ]; then
+	fail "srun -n 2 gpuvet bench allreduce" "$F not built (make test builds it)"
+else
+	skip "srun -n 2 gpuvet bench allreduce: $F not built (make test builds it)"
+fi
+
 # the daemons end with the script (the EXIT trap too, for a script stopped part-way)
 n=0
 for pid in $PIDS; do kill -0 "$pid" 2>/dev/null && n=$((n + 1)); done
