@@ -8,11 +8,11 @@
  * drives its one GPU and joins one communicator (rank 0's ncclGetUniqueId, handed over through
  * a shared file or TCP, then ncclCommInitRank), like nccl-tests under MPI: every rank verifies
  * its own result and the counts of wrong elements are summed by one more all-reduce, so rank 0,
- * which alone prints, reports every rank's verdict. Timed like nccl-tests: host clock around a batch of iterations and the
- * synchronisation of every stream. Inputs are small whole numbers, so each rank's result can be
- * compared bit for bit with the expected sum (gv_verify_allreduce) after every size.
- * NVLink SHARP (NVLS) makes busbw exceed the wire rate on NVSwitch systems; the environment's
- * NCCL_* settings are recorded in the JSON (cmd/bench.c).
+ * which alone prints, reports every rank's verdict. Timed like nccl-tests: host clock around a
+ * batch of iterations and the synchronisation of every stream. Inputs are small whole numbers, so
+ * each rank's result can be compared bit for bit with the expected sum (gv_verify_allreduce) after
+ * every size. NVLink SHARP (NVLS) makes busbw exceed the wire rate on NVSwitch systems; the
+ * environment's NCCL_* settings are recorded in the JSON (cmd/bench.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -94,8 +94,8 @@ static int sum_ranks(struct bench_env *env, struct ar *a, uint64_t *count, struc
 	    bench_dalloc(env, g, &buf, sizeof(*count), "the verification count", e) ||
 	    bench_cu(env, env->cu->MemcpyHtoD(buf, count, sizeof(*count)), "cuMemcpyHtoD", g, e) ||
 	    nccl_err(env,
-		     env->nccl->api.AllReduce((const void *)(uintptr_t)buf, (void *)(uintptr_t)buf, 1,
-					      NCCL_UINT64, NCCL_SUM, a->comms[0], g->s[0]),
+		     env->nccl->api.AllReduce((const void *)(uintptr_t)buf, (void *)(uintptr_t)buf,
+					      1, NCCL_UINT64, NCCL_SUM, a->comms[0], g->s[0]),
 		     "ncclAllReduce", e) ||
 	    bench_cu(env, env->cu->StreamSynchronize(g->s[0]), "cuStreamSynchronize", g, e) ||
 	    bench_cu(env, env->cu->MemcpyDtoH(count, buf, sizeof(*count)), "cuMemcpyDtoH", g, e))
@@ -148,8 +148,7 @@ static int ar_sync(void *arg, struct err *e)
  * three warm-up calls, each rank's batch for the budget, and their mean (one all-reduce) for
  * all; then a fixed number of samples, as nccl-tests runs fixed iterations.
  */
-static int time_ranks(struct bench_env *env, struct ar *a, struct bench_timing *tm,
-		      struct err *e)
+static int time_ranks(struct bench_env *env, struct ar *a, struct bench_timing *tm, struct err *e)
 {
 	int nsamples = env->opt.quick ? 3 : 5, i, s;
 	double t0 = 0, per_op;
@@ -275,7 +274,8 @@ static int run_allreduce(struct bench_env *env, struct err *e)
 	if (env->ranks) {
 		if (init_ranks(env, &a, e))
 			goto out;
-	} else if (nccl_err(env, env->nccl->api.CommInitAll(a.comms, n, devs), "ncclCommInitAll", e))
+	} else if (nccl_err(env, env->nccl->api.CommInitAll(a.comms, n, devs), "ncclCommInitAll",
+			    e))
 		goto out;
 	inited = true;
 	for (r = 0; r < a.n; r++) {
@@ -344,10 +344,11 @@ static int run_allreduce(struct bench_env *env, struct err *e)
 			str_copy(x->plot, "allreduce-size", sizeof(x->plot));
 			str_fmt(x->series, sizeof(x->series), "%s, %s", i ? "busbw" : "algbw", who);
 			if (env->ranks)
-				str_fmt(x->config, sizeof(x->config),
-					"ncclAllReduce float sum, out of place, NCCL %d, %d processes "
-					"(%s), one GPU each",
-					env->nccl->version, n, env->ranks->launcher);
+				str_fmt(
+				    x->config, sizeof(x->config),
+				    "ncclAllReduce float sum, out of place, NCCL %d, %d processes "
+				    "(%s), one GPU each",
+				    env->nccl->version, n, env->ranks->launcher);
 			else
 				str_fmt(x->config, sizeof(x->config),
 					"ncclAllReduce float sum, out of place, NCCL %d",

@@ -34,10 +34,11 @@ bool bench_ranks_detect(struct bench_ranks *r, int *bad, struct err *e)
 	static const struct {
 		const char *rank, *size, *local, *launcher;
 	} sets[] = {
-		{"SLURM_PROCID", "SLURM_STEP_NUM_TASKS", "SLURM_LOCALID", "srun"},
-		{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "mpirun"},
-		{"PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "pmi"},
-		{"RANK", "WORLD_SIZE", "LOCAL_RANK", "torchrun-style"},
+	    {"SLURM_PROCID", "SLURM_STEP_NUM_TASKS", "SLURM_LOCALID", "srun"},
+	    {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+	     "mpirun"},
+	    {"PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "pmi"},
+	    {"RANK", "WORLD_SIZE", "LOCAL_RANK", "torchrun-style"},
 	};
 	size_t i;
 
@@ -50,7 +51,8 @@ bool bench_ranks_detect(struct bench_ranks *r, int *bad, struct err *e)
 		/* MPICH without a local rank: one process per node is the safe guess */
 		if (!env_int(sets[i].local, &local))
 			local = 0;
-		if (size < 1 || size > 4096 || rank < 0 || rank >= size || local < 0 || local >= size) {
+		if (size < 1 || size > 4096 || rank < 0 || rank >= size || local < 0 ||
+		    local >= size) {
 			*bad = -1;
 			err_set(e, EXIT_USAGE, "%s=%s, %s=%s: not a rank of the job's size",
 				sets[i].rank, getenv(sets[i].rank), sets[i].size,
@@ -81,7 +83,8 @@ static void nap(void)
 /* The id's file: <dir>/.gpuvet-nccl-<job>.<step> */
 static void id_path(struct bench_ranks *r)
 {
-	const char *dir = r->rendezvous, *job = getenv("SLURM_JOB_ID"), *step = getenv("SLURM_STEP_ID");
+	const char *dir = r->rendezvous, *job = getenv("SLURM_JOB_ID"),
+		   *step = getenv("SLURM_STEP_ID");
 	const char *ns = getenv("PMIX_NAMESPACE");
 	char cwd[400];
 
@@ -116,8 +119,8 @@ static int share_file(struct bench_ranks *r, void *id, size_t len, int timeout_m
 		w = write(fd, id, len);
 		if (close(fd) != 0 || w != (ssize_t)len || rename(tmp, r->id_file) != 0) {
 			unlink(tmp);
-			return err_set(e, EXIT_ERROR, "cannot write NCCL's id to %s: %s", r->id_file,
-				       strerror(errno));
+			return err_set(e, EXIT_ERROR, "cannot write NCCL's id to %s: %s",
+				       r->id_file, strerror(errno));
 		}
 		return 0;
 	}
@@ -170,8 +173,9 @@ static int share_tcp(struct bench_ranks *r, const char *host, const char *port, 
 			if (left <= 0 || poll(&p, 1, (int)(left > 1000 ? 1000 : left)) < 0) {
 				if (left > 0 && errno == EINTR)
 					continue;
-				err_set(e, EXIT_ERROR, "rank 0: %d of %d ranks came for NCCL's id on "
-						       "port %s in time",
+				err_set(e, EXIT_ERROR,
+					"rank 0: %d of %d ranks came for NCCL's id on "
+					"port %s in time",
 					served, r->size - 1, port);
 				goto out;
 			}
@@ -211,8 +215,8 @@ static int share_tcp(struct bench_ranks *r, const char *host, const char *port, 
 			break;
 		nap();
 	}
-	err_set(e, EXIT_ERROR, "rank %d: no NCCL id from rank 0 at %s:%s within %d s", r->rank, host,
-		port, timeout_ms / 1000);
+	err_set(e, EXIT_ERROR, "rank %d: no NCCL id from rank 0 at %s:%s within %d s", r->rank,
+		host, port, timeout_ms / 1000);
 out:
 	rc = -1;
 done:
@@ -222,8 +226,7 @@ done:
 	return rc;
 }
 
-int bench_ranks_share_id(struct bench_ranks *r, void *id, size_t len, int timeout_ms,
-			 struct err *e)
+int bench_ranks_share_id(struct bench_ranks *r, void *id, size_t len, int timeout_ms, struct err *e)
 {
 	const char *host = getenv("MASTER_ADDR"), *port = getenv("MASTER_PORT");
 

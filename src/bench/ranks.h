@@ -20,9 +20,9 @@
 
 struct bench_ranks {
 	int rank, size, local_rank;
-	const char *launcher;	/* "srun", "mpirun", "pmi", "torchrun-style" */
+	const char *launcher;   /* "srun", "mpirun", "pmi", "torchrun-style" */
 	const char *rendezvous; /* --rendezvous DIR; NULL: the default */
-	char id_file[512];	/* the file used ("" TCP), for rank 0 to remove */
+	char id_file[512];      /* the file used ("" TCP), for rank 0 to remove */
 };
 
 /* Fill r from SLURM_PROCID / SLURM_STEP_NUM_TASKS / SLURM_LOCALID (srun),

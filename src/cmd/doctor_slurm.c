@@ -31,7 +31,7 @@ struct outcome {
 	enum slurm_action action;
 	const char *why;
 	char *command[8]; /* the scontrol update run (or printed), NULL-terminated */
-	bool done;	  /* it ran and succeeded */
+	bool done;        /* it ran and succeeded */
 	char error[600];  /* what went wrong with scontrol; "" nothing */
 };
 
@@ -141,17 +141,18 @@ static void print_text(const struct doctor_slurm_opts *o, const struct outcome *
 
 		if (p->gpu >= 0)
 			printf("  %s  GPU %d%s%s%s %s: %s%s\n", sev_word(p->sev), p->gpu,
-			       p->bus_id[0] ? " (" : "", p->bus_id, p->bus_id[0] ? ")" : "", p->id, s,
-			       p->echo ? " (an echo)" : "");
+			       p->bus_id[0] ? " (" : "", p->bus_id, p->bus_id[0] ? ")" : "", p->id,
+			       s, p->echo ? " (an echo)" : "");
 		else
 			printf("  %s  node %s: %s%s\n", sev_word(p->sev), p->id, s,
 			       p->echo ? " (an echo)" : "");
 		free(s);
 	}
 	if (oc->h.ignored)
-		printf("  ignored: %zu finding(s) about toolkits, frameworks or the environment (the "
-		       "jobs' software, not the node)\n",
-		       oc->h.ignored);
+		printf(
+		    "  ignored: %zu finding(s) about toolkits, frameworks or the environment (the "
+		    "jobs' software, not the node)\n",
+		    oc->h.ignored);
 	if (oc->have_node) {
 		char *st = quote_visible(oc->sn.state), *rs = quote_visible(oc->sn.reason);
 
@@ -164,7 +165,10 @@ static void print_text(const struct doctor_slurm_opts *o, const struct outcome *
 		printf("slurm: %s: %s\n", slurm_action_name(oc->action), oc->why);
 	if (oc->command[0]) {
 		line = command_line(oc->command);
-		printf("slurm: %s: %s\n", o->dry_run ? "dry run, not run" : oc->done ? "ran" : "failed",
+		printf("slurm: %s: %s\n",
+		       o->dry_run ? "dry run, not run"
+		       : oc->done ? "ran"
+				  : "failed",
 		       line);
 		free(line);
 	}
@@ -172,7 +176,8 @@ static void print_text(const struct doctor_slurm_opts *o, const struct outcome *
 
 static void print_json(const struct doctor_slurm_opts *o, const struct outcome *oc, int rc)
 {
-	json_t *root = json_object(), *probs = json_array(), *cmd = json_null(), *slurm = json_null();
+	json_t *root = json_object(), *probs = json_array(), *cmd = json_null(),
+	       *slurm = json_null();
 	size_t i;
 	char *s;
 
@@ -181,7 +186,8 @@ static void print_json(const struct doctor_slurm_opts *o, const struct outcome *
 	json_object_set_new(root, "exit_code", json_integer(rc));
 	json_object_set_new(root, "timed_out", json_boolean(oc->h.timed_out));
 	json_object_set_new(root, "timeout_s", json_integer(o->timeout_s));
-	json_object_set_new(root, "drain_on", json_string(o->drain_at == SEV_WARN ? "warning" : "failure"));
+	json_object_set_new(root, "drain_on",
+			    json_string(o->drain_at == SEV_WARN ? "warning" : "failure"));
 	for (i = 0; i < oc->h.n; i++) {
 		const struct slurm_problem *p = &oc->h.v[i];
 		json_t *x = json_object();
@@ -190,7 +196,8 @@ static void print_json(const struct doctor_slurm_opts *o, const struct outcome *
 		json_object_set_new(x, "severity", json_string(sev_word(p->sev)));
 		json_object_set_new(x, "layer", json_string(layer_name(p->layer)));
 		json_object_set_new(x, "gpu", p->gpu >= 0 ? json_integer(p->gpu) : json_null());
-		json_object_set_new(x, "bus_id", p->bus_id[0] ? json_string(p->bus_id) : json_null());
+		json_object_set_new(x, "bus_id",
+				    p->bus_id[0] ? json_string(p->bus_id) : json_null());
 		json_object_set_new(x, "echo", json_boolean(p->echo));
 		json_object_set_new(x, "summary", json_string(p->summary));
 		json_array_append_new(probs, x);
@@ -205,8 +212,8 @@ static void print_json(const struct doctor_slurm_opts *o, const struct outcome *
 				    oc->sn.reason[0] ? json_string(oc->sn.reason) : json_null());
 	}
 	json_object_set_new(root, "slurm_node", slurm);
-	json_object_set_new(root, "action", oc->why ? json_string(slurm_action_name(oc->action))
-						    : json_null());
+	json_object_set_new(root, "action",
+			    oc->why ? json_string(slurm_action_name(oc->action)) : json_null());
 	json_object_set_new(root, "why", oc->why ? json_string(oc->why) : json_null());
 	if (oc->command[0]) {
 		cmd = json_array();
@@ -255,7 +262,8 @@ int doctor_slurm(const struct doctor_slurm_opts *o)
 					       &e) == 0)
 					oc->done = true;
 				else
-					str_fmt(oc->error, sizeof(oc->error), "cannot %s node %s: %s",
+					str_fmt(oc->error, sizeof(oc->error),
+						"cannot %s node %s: %s",
 						slurm_action_name(oc->action), oc->node, e.msg);
 				sb_release(&out);
 			}

@@ -13,11 +13,11 @@
 
 struct doctor_slurm_opts {
 	bool json;
-	bool dry_run;		/* print the scontrol update instead of running it */
-	int timeout_s;		/* the whole doctor's limit (--timeout, default 50) */
+	bool dry_run;           /* print the scontrol update instead of running it */
+	int timeout_s;          /* the whole doctor's limit (--timeout, default 50) */
 	enum severity drain_at; /* SEV_FAIL, or SEV_WARN with --drain-on warning */
-	const char *node;	/* --node; NULL: SLURMD_NODENAME, else `hostname -s` */
-	unsigned probe_flags;	/* what doctor probes (gpu/probe.h) */
+	const char *node;       /* --node; NULL: SLURMD_NODENAME, else `hostname -s` */
+	unsigned probe_flags;   /* what doctor probes (gpu/probe.h) */
 };
 
 /* Run it all and print the outcome; returns the exit code (docs/slurm.md: doctor's 0, 1, 2,

@@ -19,16 +19,16 @@
 /* The id --slurm reports when doctor itself did not finish: a verdict of its own, listed by
  * doctor --list-findings and documented in docs/findings.md, never raised by a doctor check. */
 static const struct finding_def defs[] = {
-	{SLURM_TIMEOUT_ID, LAYER_NVML, "doctor did not finish within doctor --slurm's time limit",
-	 false},
+    {SLURM_TIMEOUT_ID, LAYER_NVML, "doctor did not finish within doctor --slurm's time limit",
+     false},
 };
 
 const struct check check_slurm = {
-	.name = "slurm",
-	.layer = LAYER_NVML,
-	.run = NULL,
-	.defs = defs,
-	.ndefs = ARRAY_SIZE(defs),
+    .name = "slurm",
+    .layer = LAYER_NVML,
+    .run = NULL,
+    .defs = defs,
+    .ndefs = ARRAY_SIZE(defs),
 };
 
 /* Copy s into dst with control characters (a tab, a newline from a recording) made spaces:
@@ -65,7 +65,8 @@ void slurm_health_from(struct slurm_health *h, const struct doctor_input *in,
 			continue;
 		/* cuInit failing because CUDA_VISIBLE_DEVICES hides every GPU is an echo of the
 		 * environment, not of the node */
-		if (f->def->layer > LAYER_FABRIC || (f->cause && f->cause->def->layer > LAYER_FABRIC)) {
+		if (f->def->layer > LAYER_FABRIC ||
+		    (f->cause && f->cause->def->layer > LAYER_FABRIC)) {
 			h->ignored++;
 			continue;
 		}
@@ -159,9 +160,9 @@ static int decode_problem(char *rest, struct slurm_problem *p)
 	long v[4];
 
 	memset(p, 0, sizeof(*p));
-	if (decode_int(sev, SEV_OK, SEV_FAIL, &v[0]) || decode_int(layer, 0, LAYER_COUNT - 1, &v[1]) ||
-	    decode_int(gpu, -1, 1 << 20, &v[2]) || decode_int(echo, 0, 1, &v[3]) || !id || !bus ||
-	    !summary)
+	if (decode_int(sev, SEV_OK, SEV_FAIL, &v[0]) ||
+	    decode_int(layer, 0, LAYER_COUNT - 1, &v[1]) || decode_int(gpu, -1, 1 << 20, &v[2]) ||
+	    decode_int(echo, 0, 1, &v[3]) || !id || !bus || !summary)
 		return -1;
 	p->sev = (enum severity)v[0];
 	p->layer = (enum layer)v[1];
@@ -252,7 +253,8 @@ bool slurm_reason(const struct slurm_health *h, enum severity drain_at, char *bu
 
 	buf[0] = '\0';
 	if (h->timed_out) {
-		str_fmt(buf, n, "%s node %s: doctor did not finish within %d s (a driver call hung?)",
+		str_fmt(buf, n,
+			"%s node %s: doctor did not finish within %d s (a driver call hung?)",
 			SLURM_LEADER, SLURM_TIMEOUT_ID, h->timeout_s);
 		cut_utf8(buf, cap);
 		return true;
@@ -329,7 +331,8 @@ static void reason_value(const char *line, char *out, size_t n)
 	if (!start)
 		return;
 	for (q = start; (q = strstr(q, " [")) != NULL; q++) {
-		const char *close = strchr(q + 2, ']'), *at = strchr(q + 2, '@'), *sp = strchr(q + 2, ' ');
+		const char *close = strchr(q + 2, ']'), *at = strchr(q + 2, '@'),
+			   *sp = strchr(q + 2, ' ');
 
 		if (close && at && at < close && (!sp || close < sp))
 			end = q;
@@ -358,8 +361,8 @@ int slurm_node_parse(const char *text, struct slurm_node *n, struct err *e)
 	}
 	if (!line || !word_value(line, "NodeName=", n->name, sizeof(n->name)) ||
 	    !word_value(line, "State=", n->state, sizeof(n->state)))
-		return err_set(e, EXIT_ERROR, "scontrol show node: no NodeName= and State= in '%.80s'",
-			       text);
+		return err_set(e, EXIT_ERROR,
+			       "scontrol show node: no NodeName= and State= in '%.80s'", text);
 	reason_value(line, n->reason, sizeof(n->reason));
 	return 0;
 }
@@ -388,8 +391,8 @@ bool slurm_state_has(const char *state, const char *word)
 static bool held_by_other(const char *state)
 {
 	static const char *const words[] = {
-		"REBOOT_REQUESTED", "REBOOT_ISSUED", "REBOOT", "MAINTENANCE", "MAINT",
-		"POWERED_DOWN",	    "POWER_DOWN",    "POWERING_DOWN", "POWERING_UP", "FAIL",
+	    "REBOOT_REQUESTED", "REBOOT_ISSUED", "REBOOT",        "MAINTENANCE", "MAINT",
+	    "POWERED_DOWN",     "POWER_DOWN",    "POWERING_DOWN", "POWERING_UP", "FAIL",
 	};
 	size_t i;
 
@@ -423,8 +426,9 @@ enum slurm_action slurm_decide(const struct slurm_node *n, const char *reason, c
 			*why = "drained or down for someone else's reason: left alone";
 			return SLURM_LEAVE;
 		}
-		*why = ours && drained(n->state) ? "drained by gpuvet for another reason: reason updated"
-						 : "unhealthy: drained";
+		*why = ours && drained(n->state)
+			   ? "drained by gpuvet for another reason: reason updated"
+			   : "unhealthy: drained";
 		return SLURM_DRAIN;
 	}
 	if (!drained(n->state)) {

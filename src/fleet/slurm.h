@@ -27,21 +27,21 @@
 
 /* One warning or failure of doctor about the node's own stack (layers up to the fabric). */
 struct slurm_problem {
-	char id[64];	     /* "gpu.fallen_off_bus" */
-	enum severity sev;   /* SEV_WARN or SEV_FAIL */
+	char id[64];       /* "gpu.fallen_off_bus" */
+	enum severity sev; /* SEV_WARN or SEV_FAIL */
 	enum layer layer;
-	int gpu;	     /* NVML index; -1 for the whole node */
-	char bus_id[32];     /* "00000000:18:00.0"; "" unknown */
-	bool echo;	     /* folded under a lower cause: named only when nothing else is */
-	char summary[192];   /* one line, control characters replaced */
+	int gpu;           /* NVML index; -1 for the whole node */
+	char bus_id[32];   /* "00000000:18:00.0"; "" unknown */
+	bool echo;         /* folded under a lower cause: named only when nothing else is */
+	char summary[192]; /* one line, control characters replaced */
 };
 
 /* doctor's verdict as --slurm judges it. */
 struct slurm_health {
 	struct slurm_problem *v;
 	size_t n, cap;
-	size_t ignored;	 /* warnings and failures above the fabric layer (the user's software) */
-	bool timed_out;	 /* doctor did not finish within timeout_s */
+	size_t ignored; /* warnings and failures above the fabric layer (the user's software) */
+	bool timed_out; /* doctor did not finish within timeout_s */
 	int timeout_s;
 };
 

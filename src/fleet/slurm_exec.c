@@ -59,7 +59,8 @@ static int read_until(int fd, int64_t deadline_ns, struct strbuf *out)
 		if (got <= 0)
 			return 1;
 		if (out->len < OUT_MAX)
-			sb_add(out, buf, (size_t)got < OUT_MAX - out->len ? (size_t)got : OUT_MAX - out->len);
+			sb_add(out, buf,
+			       (size_t)got < OUT_MAX - out->len ? (size_t)got : OUT_MAX - out->len);
 	}
 }
 
@@ -141,7 +142,9 @@ int slurm_exec(char *const argv[], int timeout_ms, struct strbuf *out, bool *tim
 		nl = strchr(out->buf, '\n');
 		return err_set(e, EXIT_ERROR, "%s exited with status %d: %.*s", argv[0],
 			       WEXITSTATUS(status),
-			       (int)(nl ? (size_t)(nl - out->buf) : out->len > 200 ? 200 : out->len),
+			       (int)(nl               ? (size_t)(nl - out->buf)
+				     : out->len > 200 ? 200
+						      : out->len),
 			       out->buf);
 	}
 	return 0;

@@ -154,8 +154,8 @@ static bool read_cores(int *core_of, size_t max)
 
 		if (!present[i])
 			continue;
-		str_fmt(path, sizeof(path), "/sys/devices/system/cpu/cpu%zu/topology/physical_package_id",
-			i);
+		str_fmt(path, sizeof(path),
+			"/sys/devices/system/cpu/cpu%zu/topology/physical_package_id", i);
 		if (host_read_u64(path, &pkg) != 0)
 			goto out;
 		str_fmt(path, sizeof(path), "/sys/devices/system/cpu/cpu%zu/topology/core_id", i);
@@ -260,23 +260,28 @@ void slurm_gres_format(const struct topo *t, const struct gpu_system *sys, struc
 		}
 		sb_addc(&body, '\n');
 	}
-	sb_addf(out, "# gres.conf for this node's %u GPU%s, written by gpuvet topo --gres-conf "
-		     "(docs/slurm.md)\n",
+	sb_addf(out,
+		"# gres.conf for this node's %u GPU%s, written by gpuvet topo --gres-conf "
+		"(docs/slurm.md)\n",
 		n, n == 1 ? "" : "s");
 	if (!minors)
-		sb_adds(out, "# File=: NVML gave no minor numbers: the GPUs' indexes are used; check "
-			     "ls -l /dev/nvidia[0-9]*\n");
+		sb_adds(out,
+			"# File=: NVML gave no minor numbers: the GPUs' indexes are used; check "
+			"ls -l /dev/nvidia[0-9]*\n");
 	if (cpu_ids)
-		sb_adds(out, "# Cores=: the CPU ids of NVML's affinity (/sys/devices/system/cpu has no "
-			     "topology here); Slurm\n# counts cores, not hardware threads: check them "
-			     "against slurmd -C\n");
+		sb_adds(out,
+			"# Cores=: the CPU ids of NVML's affinity (/sys/devices/system/cpu has no "
+			"topology here); Slurm\n# counts cores, not hardware threads: check them "
+			"against slurmd -C\n");
 	else if (n && !no_affinity)
-		sb_adds(out, "# Cores=: Slurm's core numbers (sockets, then cores) of the CPUs local to "
-			     "each GPU\n");
+		sb_adds(out,
+			"# Cores=: Slurm's core numbers (sockets, then cores) of the CPUs local to "
+			"each GPU\n");
 	if (no_affinity)
 		sb_adds(out, "# Cores=: NVML gave no CPU affinity for some GPUs: left out\n");
 	if (links)
-		sb_adds(out, "# Links=: NVLinks to each GPU in the order of these lines, -1 itself\n");
+		sb_adds(out,
+			"# Links=: NVLinks to each GPU in the order of these lines, -1 itself\n");
 	sb_add(out, body.buf, body.len);
 	sb_adds(out, "# or let slurmd read the same from NVML (slurmd built with NVML): "
 		     "AutoDetect=nvml\n");

@@ -46,7 +46,8 @@ static void reason_names_the_cause(void)
 	CHECK(slurm_health_worst(&h) == SEV_FAIL);
 	CHECK(slurm_reason(&h, SEV_FAIL, r, sizeof(r)));
 	/* the cause, not its echo; the echo is not counted as one more */
-	CHECK_STR(r, "gpuvet: GPU 1 (00000000:19:00.0) gpu.fallen_off_bus: the GPU fell off the bus");
+	CHECK_STR(r,
+		  "gpuvet: GPU 1 (00000000:19:00.0) gpu.fallen_off_bus: the GPU fell off the bus");
 	/* with warnings draining too, the warning counts as one more */
 	CHECK(slurm_reason(&h, SEV_WARN, r, sizeof(r)));
 	CHECK(str_ends(r, "the GPU fell off the bus (+1 more)"));
@@ -65,9 +66,11 @@ static void reason_warnings_and_node(void)
 	CHECK(!slurm_reason(&h, SEV_FAIL, r, sizeof(r)));
 	CHECK_STR(r, "");
 	CHECK(slurm_reason(&h, SEV_WARN, r, sizeof(r)));
-	CHECK_STR(r, "gpuvet: GPU 1 (00000000:19:00.0) fabric.nvlink_down: 16 of 18 NVLinks are up");
+	CHECK_STR(r,
+		  "gpuvet: GPU 1 (00000000:19:00.0) fabric.nvlink_down: 16 of 18 NVLinks are up");
 	/* a node-wide failure of a lower layer comes first */
-	p = prob("module.not_loaded", SEV_FAIL, LAYER_MODULE, -1, false, "the module is not loaded");
+	p = prob("module.not_loaded", SEV_FAIL, LAYER_MODULE, -1, false,
+		 "the module is not loaded");
 	slurm_health_add(&h, &p);
 	CHECK(slurm_reason(&h, SEV_WARN, r, sizeof(r)));
 	CHECK_STR(r, "gpuvet: node module.not_loaded: the module is not loaded (+1 more)");
@@ -78,7 +81,8 @@ static void reason_warnings_and_node(void)
 	h.timeout_s = 50;
 	CHECK(slurm_health_worst(&h) == SEV_FAIL);
 	CHECK(slurm_reason(&h, SEV_FAIL, r, sizeof(r)));
-	CHECK(str_starts(r, "gpuvet: node slurm.doctor_timeout: doctor did not finish within 50 s"));
+	CHECK(
+	    str_starts(r, "gpuvet: node slurm.doctor_timeout: doctor did not finish within 50 s"));
 }
 
 static void reason_is_cut_to_255(void)
@@ -111,9 +115,9 @@ static void reason_is_cut_to_255(void)
 
 /* lines as Slurm 22.05's `scontrol show node -o` prints them (OS= holds spaces) */
 #define LINE_HEAD                                                                                  \
-	"NodeName=n1 Arch=x86_64 CoresPerSocket=1 CPUAlloc=0 CPUEfctv=2 CPUTot=2 CPULoad=0.31 "     \
-	"AvailableFeatures=(null) ActiveFeatures=(null) Gres=gpu:h200:2 NodeAddr=127.0.0.1 "        \
-	"NodeHostName=n1 Version=22.05.8 OS=Linux 6.1.0-18-amd64 #1 SMP PREEMPT_DYNAMIC Debian "    \
+	"NodeName=n1 Arch=x86_64 CoresPerSocket=1 CPUAlloc=0 CPUEfctv=2 CPUTot=2 CPULoad=0.31 "    \
+	"AvailableFeatures=(null) ActiveFeatures=(null) Gres=gpu:h200:2 NodeAddr=127.0.0.1 "       \
+	"NodeHostName=n1 Version=22.05.8 OS=Linux 6.1.0-18-amd64 #1 SMP PREEMPT_DYNAMIC Debian "   \
 	"6.1.76-1 (2024-02-01) RealMemory=1000 AllocMem=0 FreeMem=12000 Sockets=2 Boards=1 "
 
 static void node_lines(void)
@@ -160,7 +164,7 @@ static enum slurm_action decide(const char *state, const char *had, const char *
 	str_copy(n.state, state, sizeof(n.state));
 	str_copy(n.reason, had, sizeof(n.reason));
 	a = slurm_decide(&n, reason, &why);
-	return why ? a : (enum slurm_action)-1;
+	return why ? a : (enum slurm_action) - 1;
 }
 
 static void decisions(void)
