@@ -19,7 +19,8 @@
 #                                 verdict, built on bench/, gpu/ and checks/finding.h;
 #                                 advise/: advise's sampler, timeline and diagnosis (gpu/, host/,
 #                                 checks/finding.h); serve/: the exporter and the local agent
-#                                 (gpu/'s collector, checks/'s doctor, host/'s kernel log, view/)
+#                                 (gpu/'s collector, checks/'s doctor, host/'s kernel log, view/);
+#                                 fleet/: doctor --slurm's rules and processes (checks/)
 #   6  cmd/                       the commands, the only code that prints
 #   7  main.c
 #
@@ -39,7 +40,8 @@ function rank(layer) {
 	if (layer == "gpu") return 3
 	if (layer == "checks" || layer == "bench" || layer == "tui" || layer == "view" ||
 	    layer == "history") return 4
-	if (layer == "replay" || layer == "burn" || layer == "advise" || layer == "serve") return 5
+	if (layer == "replay" || layer == "burn" || layer == "advise" || layer == "serve" ||
+	    layer == "fleet") return 5
 	if (layer == "cmd") return 6
 	if (layer == "main") return 7
 	return -1

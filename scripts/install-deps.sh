@@ -6,7 +6,8 @@
 #   tests: jq, tmux (drives top), sqlite3 (history's rows), clang (the sanitizer and clang
 #          builds), groff and man (the man pages are checked with warnings on); curl, openssl,
 #          prometheus and promtool (a real Prometheus scrapes serve; contrib's rules),
-#          systemd-analyze and kubernetes-validate (PyPI, in build/venv) for contrib/
+#          systemd-analyze and kubernetes-validate (PyPI, in build/venv) for contrib/,
+#          slurm-wlm and munge (tests/cli/slurm_real.sh starts a single-node Slurm as root)
 # The CUDA toolkit is optional: with nvcc on PATH, `make` also builds gpuvet's own GPU kernels.
 set -e
 SUDO=
@@ -20,7 +21,7 @@ if command -v apt-get >/dev/null 2>&1; then
 	$SUDO apt-get install -y -qq --no-install-recommends \
 		build-essential clang libclang-rt-dev libjansson-dev libncurses-dev \
 		libsqlite3-dev jq tmux ca-certificates groff-base man-db sqlite3 \
-		libmicrohttpd-dev libgnutls28-dev libyaml-dev libcrypt-dev curl openssl >/dev/null
+		libmicrohttpd-dev libgnutls28-dev libyaml-dev libcrypt-dev curl openssl slurm-wlm munge >/dev/null
 	# contrib's checks (tests/cli/contrib.sh): promtool, systemd-analyze, a venv for
 	# kubernetes-validate (below); serve's tests use prometheus too
 	$SUDO apt-get install -y -qq --no-install-recommends prometheus python3-venv systemd >/dev/null
@@ -28,7 +29,7 @@ elif command -v dnf >/dev/null 2>&1; then
 	$SUDO dnf install -y -q gcc make clang compiler-rt jansson-devel ncurses-devel \
 		sqlite-devel sqlite jq tmux groff-base man-db \
 		libmicrohttpd-devel gnutls-devel libyaml-devel libxcrypt-devel curl openssl \
-		golang-github-prometheus
+		golang-github-prometheus slurm slurm-slurmd slurm-slurmctld munge
 else
 	echo "install-deps: no apt-get or dnf; install by hand: a C11 compiler, make, jansson," \
 	     "ncurses, libmicrohttpd, libyaml and libcrypt development files, jq, tmux, curl, openssl and prometheus" >&2

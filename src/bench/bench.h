@@ -260,6 +260,8 @@ struct bench_env {
 	void (*progress)(void *arg, const struct bench_family *family, const char *what);
 	void *progress_arg;
 	int cpu_threads; /* CPUs this process may run on */
+	/* allreduce across processes (bench/ranks.h): this process's rank; NULL: one process */
+	struct bench_ranks *ranks;
 };
 
 /* ---- the libraries (setup.c) -------------------------------------------------------------- */

@@ -1,8 +1,8 @@
 /*
  * catalog.c: the one table of doctor's checks (struct check, catalog.h), bottom up, and every
  * finding id they define, joined in that order; then the ids of verdicts other commands give
- * (burn's, burn/judge.c; advise's, advise/diagnose.c), which doctor lists and documents but
- * never runs.
+ * (burn's, burn/judge.c; advise's, advise/diagnose.c; doctor --slurm's, fleet/slurm.c), which
+ * doctor lists and documents but never runs.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,12 +22,14 @@ const struct check *const doctor_checks[] = {
 };
 const size_t doctor_nchecks = ARRAY_SIZE(doctor_checks);
 
-/* defined in burn/judge.c and advise/diagnose.c: struct checks whose run is NULL */
-extern const struct check check_burn, check_advise;
+/* defined in burn/judge.c, advise/diagnose.c and fleet/slurm.c: struct checks whose run is
+ * NULL */
+extern const struct check check_burn, check_advise, check_slurm;
 
 const struct check *const verdict_checks[] = {
     &check_burn,
     &check_advise,
+    &check_slurm,
 };
 const size_t verdict_nchecks = ARRAY_SIZE(verdict_checks);
 

@@ -23,6 +23,7 @@
 
 #include "../bench/bench.h"
 #include "../bench/cpu.h"
+#include "../bench/ranks.h"
 #include "../bench/result_json.h"
 #include "../bench/sensors.h"
 #include "../gpu/busid.h"
@@ -41,7 +42,7 @@
 
 static const char usage[] =
 	"usage: gpuvet bench [BENCH...] [-i IDS] [--size SIZE] [--time-budget SEC] [--quick]\n"
-	"                    [--json] [--html FILE] [--history[=DB]]\n"
+	"                    [--json] [--html FILE] [--history[=DB]] [--rendezvous DIR]\n"
 	"       gpuvet bench --list\n"
 	"       gpuvet bench --load FILE [--json] [--html FILE]\n"
 	"\n"
@@ -61,6 +62,9 @@ static const char usage[] =
 	"                       shows their trend\n"
 	"  --load FILE          show a result saved with --json instead of measuring\n"
 	"  --list               list the benchmarks and what this binary can run\n"
+	"  --rendezvous DIR     allreduce under srun or mpirun, one process per GPU: the shared\n"
+	"                       folder where rank 0 leaves NCCL's id (default: the job's submit\n"
+	"                       folder; TCP to rank 0 when MASTER_ADDR and MASTER_PORT are set)\n"
 	"  -h, --help           this help\n"
 	"\n"
 	"exit codes: 0 ok, 2 a result failed verification, 3 gpuvet error, 4 usage, 5 no GPU,\n"
@@ -75,6 +79,7 @@ struct bench_cli {
 	bool quick, json, list;
 	const char *html, *load;
 	struct cmd_history hist;
+	const char *rendezvous; /* --rendezvous DIR */
 	int argc;
 	char **argv;
 };
@@ -296,6 +301,7 @@ static int parse(int argc, char **argv, struct bench_cli *o)
 	    {"load", required_argument, NULL, 'L'},
 	    {"list", no_argument, NULL, 'l'},
 	    CMD_HISTORY_OPTION,
+	    {"rendezvous", required_argument, NULL, 'R'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -344,6 +350,7 @@ static int parse(int argc, char **argv, struct bench_cli *o)
 		case 'L': o->load = optarg; break;
 		case 'l': o->list = true; break;
 		case CMD_HISTORY_OPT: cmd_history_option(&o->hist, optarg); break;
+		case 'R': o->rendezvous = optarg; break;
 		case 'h': cmd_print_usage(&cmd_bench); return -1;
 		default: return EXIT_USAGE; /* cmd_getopt said which option */
 		}
@@ -442,7 +449,9 @@ static int run_bench(int argc, char **argv)
 	struct stop_guard stop;
 	int *nvml_idx = NULL, nnvml = 0;
 	void *image_owned = NULL;
-	double t0 = wall_time();
+	rc = !multi || ranks.rank == 0 ? output(&o, doc) : 0;
+	if (cmd_history_wanted(&o.hist) && (!multi || ranks.rank == 0))
+		store_history(&o, t0, cands, sel, nsel, doc, exit_code);
 
 	err_clear(&e);
 	memset(&sys, 0, sizeof(sys));
@@ -474,6 +483,18 @@ static int run_bench(int argc, char **argv)
 		return cmd_report_error(&e);
 	}
 	ncand = make_cands(&sys, &cands);
+	/* allreduce alone under srun or mpirun: this process is one rank and drives one GPU */
+	memset(&ranks, 0, sizeof(ranks));
+	ranks.rendezvous = o.rendezvous;
+	if (o.families == 1u << bench_family_find("allreduce")) {
+		int bad;
+
+		multi = bench_ranks_detect(&ranks, &bad, &e);
+		if (bad) {
+			rc = cmd_report_error(&e);
+			goto out_early;
+		}
+	}
 	/* no GPU at all: -i cannot match, but that is not the user's mistake; the no-GPU message
 	 * below (and its hint at doctor) says what is wrong */
 	if (ncand == 0)
@@ -481,6 +502,18 @@ static int run_bench(int argc, char **argv)
 	else if (select_gpus(cands, ncand, o.ids, &sel, &nsel, &e) != 0) {
 		rc = cmd_report_error(&e);
 		goto out_early;
+	}
+	/* the local rank's GPU; the only one when the launcher bound each rank to one GPU */
+	if (multi && nsel > 1) {
+		if (ranks.local_rank >= nsel) {
+			err_set(&e, EXIT_USAGE, "rank %d is local rank %d, but this node has %d GPUs",
+				ranks.rank, ranks.local_rank, nsel);
+			err_hint(&e, "start at most one process per GPU on each node");
+			rc = cmd_report_error(&e);
+			goto out_early;
+		}
+		sel[0] = sel[ranks.local_rank];
+		nsel = 1;
 	}
 	if (o.size && size_multiple(o.families)) {
 		for (i = 0; i < nsel; i++) {
@@ -552,7 +585,10 @@ static int run_bench(int argc, char **argv)
 	 * benchmark named on the command line fails without its library */
 	env.opt.families = o.families;
 	env.opt.named = o.named;
-	if (bench_setup_driver(&env, &e) != 0 || bench_setup_libs(&env, nsel, &e) != 0) {
+	if (multi)
+		env.ranks = &ranks;
+	if (bench_setup_driver(&env, &e) != 0 ||
+	    bench_setup_libs(&env, multi ? ranks.size : nsel, &e) != 0) {
 		rc = cmd_report_error(&e);
 		goto out_early;
 	}
@@ -640,6 +676,8 @@ finish:
 	rc = output(&o, doc);
 	if (cmd_history_wanted(&o.hist))
 		store_history(&o, t0, cands, sel, nsel, doc, exit_code);
+	/* rank 0 speaks for every rank: the others' verdicts are in its counts */
+	rc = !multi || ranks.rank == 0 ? output(&o, doc) : 0;
 	json_decref(doc);
 	if (rc && exit_code == EXIT_OK)
 		exit_code = rc;

@@ -1,8 +1,9 @@
 /*
  * doctor.c: `gpuvet doctor`, the GPU stack checked bottom up, with a fix for each fault.
  *
- * The pipeline is in checks/doctor.c; the output in doctor_report.c. Exit code: 0 all ok
- * (info lines included), 1 warnings, 2 failures (docs/exit-codes.md).
+ * The pipeline is in checks/doctor.c; the output in doctor_report.c; --slurm (drain and resume
+ * the node) in doctor_slurm.c. Exit code: 0 all ok (info lines included), 1 warnings,
+ * 2 failures (docs/exit-codes.md).
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -18,10 +19,13 @@
 #include "../util/util.h"
 #include "cmd.h"
 #include "doctor_report.h"
+#include "doctor_slurm.h"
 #include "history_hook.h"
 
 static const char usage[] =
 	"usage: gpuvet doctor [--json] [-v] [--history[=DB]]\n"
+	"       gpuvet doctor --slurm [--dry-run] [--timeout SEC] [--drain-on LEVEL] [--node NAME]\n"
+	"                     [--json]\n"
 	"       gpuvet doctor --list-findings\n"
 	"\n"
 	"Check the GPU stack from the bottom up: PCI devices, the kernel module and its files,\n"
@@ -38,7 +42,22 @@ static const char usage[] =
 	"  --list-findings  print every finding id with its layer and title\n"
 	"  -h, --help       this help\n"
 	"\n"
-	"exit codes: 0 all ok, 1 warnings, 2 failures, 3 doctor could not run\n";
+	"Slurm (docs/slurm.md), as slurm.conf's HealthCheckProgram:\n"
+	"  --slurm          drain this node through scontrol on a failure, with a reason\n"
+	"                   'gpuvet: GPU <n> (<bus id>) <finding id>: <summary>'; resume it when\n"
+	"                   healthy, only if gpuvet drained it. Toolkits, frameworks and the\n"
+	"                   environment never drain\n"
+	"  --dry-run        print the scontrol update instead of running it\n"
+	"  --timeout SEC    doctor's time limit; past it the node drains (default 50)\n"
+	"  --drain-on LEVEL failure (default) or warning\n"
+	"  --node NAME      the node (default: $SLURMD_NODENAME, else hostname -s)\n"
+	"\n"
+	"exit codes: 0 all ok, 1 warnings, 2 failures, 3 doctor could not run (--slurm: or\n"
+	"scontrol could not read or change the node and nothing failed)\n";
+
+/* what doctor probes, with or without --slurm */
+#define PROBE_FLAGS                                                                               \
+	(PROBE_NVML | PROBE_STATIC | PROBE_STATIC_SLOW | PROBE_SAMPLE | PROBE_PROCS | PROBE_CUDA)
 
 static int list_findings(void)
 {
@@ -83,6 +102,11 @@ static int run_doctor(int argc, char **argv)
 		{"verbose", no_argument, NULL, 'v'},
 		{"list-findings", no_argument, NULL, 'L'},
 		CMD_HISTORY_OPTION,
+		{"slurm", no_argument, NULL, 'S'},
+		{"dry-run", no_argument, NULL, 'n'},
+		{"timeout", required_argument, NULL, 'T'},
+		{"drain-on", required_argument, NULL, 'D'},
+		{"node", required_argument, NULL, 'N'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -91,7 +115,9 @@ static int run_doctor(int argc, char **argv)
 	struct report_opts ro = {gopts.verbose, 100};
 	struct err e;
 	enum severity worst;
-	bool json = false;
+	struct doctor_slurm_opts so = {false, false, 50, SEV_FAIL, NULL, PROBE_FLAGS};
+	bool json = false, slurm = false, slurm_only = false;
+	int64_t v;
 	int opt, rc;
 	struct cmd_history hist = {false, NULL};
 	double t0 = wall_time();
@@ -103,6 +129,32 @@ static int run_doctor(int argc, char **argv)
 		case 'v': ro.verbose = true; break;
 		case 'L': free(in); return list_findings();
 		case CMD_HISTORY_OPT: cmd_history_option(&hist, optarg); break;
+		case 'S': slurm = true; break;
+		case 'n': so.dry_run = slurm_only = true; break;
+		case 'N': so.node = optarg; slurm_only = true; break;
+		case 'T':
+			slurm_only = true;
+			if (parse_i64(optarg, &v) != 0 || v < 1 || v > 3600) {
+				free(in);
+				return cmd_usage_error(&cmd_doctor,
+						       "--timeout wants seconds from 1 to 3600, not '%s'",
+						       optarg);
+			}
+			so.timeout_s = (int)v;
+			break;
+		case 'D':
+			slurm_only = true;
+			if (!strcmp(optarg, "warning") || !strcmp(optarg, "warn")) {
+				so.drain_at = SEV_WARN;
+			} else if (!strcmp(optarg, "failure") || !strcmp(optarg, "fail")) {
+				so.drain_at = SEV_FAIL;
+			} else {
+				free(in);
+				return cmd_usage_error(&cmd_doctor,
+						       "--drain-on is 'failure' or 'warning', not '%s'",
+						       optarg);
+			}
+			break;
 		case 'h': free(in); cmd_print_usage(&cmd_doctor); return EXIT_OK;
 		default: free(in); return EXIT_USAGE; /* cmd_getopt said which option */
 		}
@@ -111,9 +163,17 @@ static int run_doctor(int argc, char **argv)
 		free(in);
 		return cmd_usage_error(&cmd_doctor, "unexpected argument '%s'", argv[optind]);
 	}
-	if (doctor_collect(in, PROBE_NVML | PROBE_STATIC | PROBE_STATIC_SLOW | PROBE_SAMPLE |
-				   PROBE_PROCS | PROBE_CUDA,
-			   &e) != 0) {
+	if (slurm_only && !slurm) {
+		free(in);
+		return cmd_usage_error(&cmd_doctor,
+				       "--dry-run, --timeout, --drain-on and --node go with --slurm");
+	}
+	if (slurm) {
+		free(in);
+		so.json = json;
+		return doctor_slurm(&so);
+	}
+	if (doctor_collect(in, PROBE_FLAGS, &e) != 0) {
 		free(in);
 		return cmd_report_error(&e);
 	}

@@ -3,7 +3,8 @@
  * (X, NV#, PIX, PXB, PHB, NODE, SYS) with CPU and NUMA affinity, P2P support per pair, NVLink
  * per link (state, version, speed, far end) and each GPU's PCIe link against its maximum.
  * The model and its text live in gpu/topo.c; NVML is read by probe_topology under the watchdog.
- * Cells NVML gave no answer for are derived there and marked (docs/cmd/topo.md).
+ * Cells NVML gave no answer for are derived there and marked (docs/cmd/topo.md). --gres-conf
+ * prints Slurm's gres.conf lines instead (fleet/slurm_gres.c).
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -16,6 +17,7 @@
 #include "../gpu/libcheck.h"
 #include "../gpu/probe.h"
 #include "../gpu/select.h"
+#include "../fleet/slurm_gres.h"
 #include "../gpu/topo.h"
 #include "../util/strbuf.h"
 #include "../util/util.h"
@@ -24,6 +26,7 @@
 
 static const char usage[] =
 	"usage: gpuvet topo [-m] [-i ID[,ID...]] [--json]\n"
+	"       gpuvet topo --gres-conf\n"
 	"\n"
 	"The GPU x GPU connection matrix as 'nvidia-smi topo -m' prints it (X, NV#, PIX, PXB,\n"
 	"PHB, NODE, SYS) with CPU and NUMA affinity, then P2P support per pair, NVLink per link\n"
@@ -34,6 +37,8 @@ static const char usage[] =
 	"  -m, --matrix   only the matrix and its legend\n"
 	"  -i, --id IDS   only these GPUs: indexes, UUIDs or PCI bus ids, comma-separated\n"
 	"  -j, --json     print JSON (docs/cmd/topo.md)\n"
+	"  --gres-conf    Slurm's gres.conf lines for every GPU: Type, File, Cores, Links\n"
+	"                 (docs/slurm.md)\n"
 	"  -h, --help     this help\n";
 
 static json_t *num_or_null(const struct num *n)
@@ -214,12 +219,13 @@ static int run_topo(int argc, char **argv)
 		{"json", no_argument, NULL, 'j'},
 		{"matrix", no_argument, NULL, 'm'},
 		{"id", required_argument, NULL, 'i'},
+		{"gres-conf", no_argument, NULL, 'G'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct topo_job *j;
 	const char *ids = NULL;
-	bool json = false, matrix_only = false, *shown = NULL;
+	bool json = false, matrix_only = false, gres = false, *shown = NULL;
 	struct err e;
 	int opt, rc = EXIT_OK;
 
@@ -228,6 +234,7 @@ static int run_topo(int argc, char **argv)
 		switch (opt) {
 		case 'j': json = true; break;
 		case 'm': matrix_only = true; break;
+		case 'G': gres = true; break;
 		case 'i':
 			/* a malformed list is a usage error before NVML is asked */
 			if (select_parse(optarg, NULL, &e) != 0)
@@ -240,6 +247,9 @@ static int run_topo(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cmd_usage_error(&cmd_topo, "unexpected argument '%s'", argv[optind]);
+	/* gres.conf describes the whole node: Links= has an entry per GPU */
+	if (gres && (json || matrix_only || ids))
+		return cmd_usage_error(&cmd_topo, "--gres-conf goes alone: not with -m, -i or --json");
 	/* on the heap: a hung worker keeps it */
 	j = xcalloc(1, sizeof(*j));
 	if (watchdog_run(topo_job_run, j, 0, &e) != 0) {
@@ -255,7 +265,14 @@ static int run_topo(int argc, char **argv)
 		rc = cmd_report_error(&e);
 		goto out;
 	}
-	if (json) {
+	if (gres) {
+		struct strbuf sb;
+
+		sb_init(&sb);
+		slurm_gres_format(&j->t, &j->sys, &sb);
+		fputs(sb.buf, stdout);
+		sb_release(&sb);
+	} else if (json) {
 		print_json(j, shown);
 	} else if (j->sys.ngpus == 0) {
 		printf("no NVIDIA GPU found by NVML\n");

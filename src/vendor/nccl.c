@@ -20,6 +20,8 @@ static const struct vsym nccl_syms[] = {
 	SYM(GroupStart, true, "ncclGroupStart"),
 	SYM(GroupEnd, true, "ncclGroupEnd"),
 	SYM(GetErrorString, false, "ncclGetErrorString"),
+	SYM(GetUniqueId, false, "ncclGetUniqueId"),
+	SYM(CommInitRank, false, "ncclCommInitRank"),
 };
 
 int nccl_load(struct nccl_lib *l, const char *const *dirs, size_t ndirs, struct err *e)

@@ -4,7 +4,9 @@
  * Written from nccl.h of NCCL 2.28; no NVIDIA header is needed to build. Opened with dlopen:
  * libnccl.so.2 by the usual search, then in the folders the caller passes (pip's
  * nvidia-nccl wheels: site-packages/nvidia/nccl/lib). GPUVET_NCCL_LIBRARY names a file and
- * replaces the search. One process drives every GPU (ncclCommInitAll), so no MPI is needed.
+ * replaces the search. One process drives every GPU (ncclCommInitAll), so no MPI is needed;
+ * or, under srun or mpirun, one process per GPU joins one communicator (ncclGetUniqueId on rank
+ * 0, ncclCommInitRank everywhere; the id travels through bench/allreduce_ranks.c).
  * Counterpart: cublaslt.h; caller: bench/allreduce.c.
  */
 #ifndef GPUVET_NCCL_H
@@ -27,7 +29,13 @@ enum {
 };
 
 enum { NCCL_SUM = 0 };     /* ncclRedOp_t */
-enum { NCCL_FLOAT32 = 7 }; /* ncclDataType_t */
+enum { NCCL_UINT64 = 5, NCCL_FLOAT32 = 7 }; /* ncclDataType_t */
+
+/* ncclUniqueId: NCCL_UNIQUE_ID_BYTES of opaque bytes, passed by value to ncclCommInitRank */
+#define NCCL_UNIQUE_ID_BYTES 128
+struct nccl_unique_id {
+	char internal[NCCL_UNIQUE_ID_BYTES];
+};
 
 typedef struct nccl_comm_st *nccl_comm; /* ncclComm_t */
 
@@ -40,6 +48,9 @@ struct nccl_api {
 	int (*GroupStart)(void);
 	int (*GroupEnd)(void);
 	const char *(*GetErrorString)(int);
+	/* optional: without them, no all-reduce across processes */
+	int (*GetUniqueId)(struct nccl_unique_id *);
+	int (*CommInitRank)(nccl_comm *, int nranks, struct nccl_unique_id, int rank);
 };
 
 struct nccl_lib {
