@@ -449,9 +449,9 @@ static int run_bench(int argc, char **argv)
 	struct stop_guard stop;
 	int *nvml_idx = NULL, nnvml = 0;
 	void *image_owned = NULL;
-	rc = !multi || ranks.rank == 0 ? output(&o, doc) : 0;
-	if (cmd_history_wanted(&o.hist) && (!multi || ranks.rank == 0))
-		store_history(&o, t0, cands, sel, nsel, doc, exit_code);
+	double t0 = wall_time();
+	struct bench_ranks ranks;
+	bool multi = false;
 
 	err_clear(&e);
 	memset(&sys, 0, sizeof(sys));
@@ -673,11 +673,10 @@ finish:
 
 		doc = bench_doc_build(&din, &env, errors, exit_code);
 	}
-	rc = output(&o, doc);
-	if (cmd_history_wanted(&o.hist))
-		store_history(&o, t0, cands, sel, nsel, doc, exit_code);
 	/* rank 0 speaks for every rank: the others' verdicts are in its counts */
 	rc = !multi || ranks.rank == 0 ? output(&o, doc) : 0;
+	if (cmd_history_wanted(&o.hist) && (!multi || ranks.rank == 0))
+		store_history(&o, t0, cands, sel, nsel, doc, exit_code);
 	json_decref(doc);
 	if (rc && exit_code == EXIT_OK)
 		exit_code = rc;
