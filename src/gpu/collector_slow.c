@@ -40,8 +40,11 @@ static void counter_rate(struct num *out, const struct num *prev, int64_t prev_t
 	set_rate(out, ok, r, call);
 }
 
-/* The same for the PCIe byte counters, 32 bits on Hopper (gpu/procutil.h): advise reads them
- * every 200 ms, top and watch every slow tick (a wrap missed above 0.86 GB/s at 5 s). */
+/* The same for the PCIe byte counters, 32 bits on Hopper (gpu/procutil.h): a wrap between two
+ * readings is counted. Read at most PCIE_NARROW_MAX_NS apart (advise: every 200 ms) they are
+ * right up to 17 GB/s on average; a slower tier (top, watch, serve: 5 s, where a wrap would go
+ * unseen above 0.86 GB/s) uses nvmlDeviceGetPcieThroughput instead. */
+#define PCIE_NARROW_MAX_NS 250000000LL
 static void counter_rate32(struct num *out, const struct num *prev, int64_t prev_t,
 			   const struct num *cur, int64_t now, const char *call)
 {
@@ -60,12 +63,15 @@ static void slow_gpu(struct tier_job *j, unsigned gi, int64_t now)
 
 	/* PCIe: byte counters where the driver has them (driver 550+), else the 20 ms query */
 	if (!(j->sunsup[gi] & SLOW_PCIE_COUNTERS)) {
-		static const unsigned ids[] = {NVML_FI_DEV_PCIE_COUNT_TX_BYTES,
-					       NVML_FI_DEV_PCIE_COUNT_RX_BYTES};
 		struct num v[2];
+		bool narrow;
 
-		probe_field_values(c->p, g, ids, NULL, 2, v);
+		probe_pcie_counters(c->p, g, v, &narrow);
 		if (v[0].st == VAL_NA && v[1].st == VAL_NA) {
+			j->sunsup[gi] |= SLOW_PCIE_COUNTERS;
+		} else if (narrow && c->o.slow_ns > PCIE_NARROW_MAX_NS) {
+			/* 32-bit counters read this seldom would wrap unseen: the 20 ms query instead
+			 * (a sample, not an average, but never off by 4 GiB) */
 			j->sunsup[gi] |= SLOW_PCIE_COUNTERS;
 		} else {
 			o->pcie_source = 'c';

@@ -119,6 +119,9 @@ void probe_util_samples(struct probe *p, const struct gpu *g, uint64_t last_seen
  * field is recorded as "nvmlDeviceGetFieldValues(ID,SCOPE)". */
 void probe_field_values(struct probe *p, const struct gpu *g, const unsigned *ids,
 			const unsigned *scopes, size_t n, struct num *out);
+/* The PCIe byte counters (tx, rx) through nvmlDeviceGetFieldValues, into out[2]; *narrow set
+ * when the driver gives them as 32-bit values (Hopper: they wrap every 4 GiB). */
+void probe_pcie_counters(struct probe *p, const struct gpu *g, struct num *out, bool *narrow);
 /* nvmlDeviceGetPcieThroughput, both directions, into s->pcie_tx_kbps and pcie_rx_kbps. It
  * sleeps about 20 ms per direction inside the driver: slow tier only. */
 void probe_pcie_throughput(struct probe *p, const struct gpu *g, struct gpu_sample *s);

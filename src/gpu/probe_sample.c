@@ -729,6 +729,39 @@ void probe_field_values(struct probe *p, const struct gpu *g, const unsigned *id
 	}
 }
 
+void probe_pcie_counters(struct probe *p, const struct gpu *g, struct num *out, bool *narrow)
+{
+	struct nvml_field_value fv[2];
+	int gi = (int)g->index, rc;
+	size_t i;
+
+	*narrow = false;
+	memset(out, 0, 2 * sizeof(*out));
+	if (!p->nv_inited || g->index >= p->nhandles || !p->handles[g->index]) {
+		for (i = 0; i < 2; i++)
+			nv_state(&out[i], "nvmlDeviceGetFieldValues", NVML_ERROR_UNINITIALIZED);
+		return;
+	}
+	memset(fv, 0, sizeof(fv));
+	fv[0].field_id = NVML_FI_DEV_PCIE_COUNT_TX_BYTES;
+	fv[1].field_id = NVML_FI_DEV_PCIE_COUNT_RX_BYTES;
+	rc = NV_ARGS(p, gi, "nvmlDeviceGetFieldValues", 1, fv[0].field_id, 0, DeviceGetFieldValues,
+		     p->handles[g->index], 2, fv);
+	for (i = 0; i < 2; i++) {
+		char key[64];
+		int64_t v;
+		int frc = field_value(&fv[i], rc, &v);
+
+		str_fmt(key, sizeof(key), "nvmlDeviceGetFieldValues(%u)", fv[i].field_id);
+		nv_num(g, &out[i], key, frc, v);
+		out[i].call = "nvmlDeviceGetFieldValues";
+		if (frc == NVML_SUCCESS && (fv[i].value_type == NVML_VALUE_TYPE_UNSIGNED_INT ||
+					    fv[i].value_type == NVML_VALUE_TYPE_SIGNED_INT ||
+					    fv[i].value_type == NVML_VALUE_TYPE_UNSIGNED_SHORT))
+			*narrow = true;
+	}
+}
+
 void probe_pcie_throughput(struct probe *p, const struct gpu *g, struct gpu_sample *s)
 {
 	int gi = (int)g->index;

@@ -24,7 +24,7 @@ hold_lock() {
 		sqlite3 "$DB" >/dev/null 2>&1 &
 	locker=$!
 	i=0
-	while [ $i -lt 50 ]; do
+	while [ $i -lt 150 ]; do
 		sqlite3 "$DB" "PRAGMA busy_timeout = 0; BEGIN IMMEDIATE; ROLLBACK;" >/dev/null 2>&1 || return 0
 		sleep 0.1
 		i=$((i + 1))

@@ -538,6 +538,13 @@ EXPORT int nvmlDeviceGetFieldValues(nvml_dev h, int n, struct nvml_field_value *
 			continue;
 		}
 		fv[i].nvml_return = a->rc;
+		/* a recorded second value is NVML's value type: [rc, value, 1] is an unsigned int,
+		 * as a Hopper driver answers its PCIe byte counters (they wrap at 2^32) */
+		if (a->nvals > 1 && rt_int(a, 1) == NVML_VALUE_TYPE_UNSIGNED_INT) {
+			fv[i].value_type = NVML_VALUE_TYPE_UNSIGNED_INT;
+			fv[i].value.ui = (unsigned)rt_int(a, 0);
+			continue;
+		}
 		fv[i].value.sll = rt_int(a, 0);
 	}
 	return NVML_SUCCESS;
