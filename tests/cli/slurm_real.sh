@@ -4,6 +4,11 @@
 # a failing replayed scenario drains the node with gpuvet's reason, a healthy one resumes it,
 # a node drained by hand stays drained; then `srun -n 2 gpuvet bench allreduce` on the fake
 # GPUs. Skipped when not root or without Slurm; under CI=true that is a failure.
+# not root, but sudo without a password (a CI runner's user): the whole script again as root
+if [ "$(id -u)" -ne 0 ] && [ -z "${GPUVET_SUDOED:-}" ] && command -v sudo >/dev/null 2>&1 &&
+	sudo -n true 2>/dev/null; then
+	exec sudo -n -E env GPUVET_SUDOED=1 PATH="$PATH" sh "$0" "$@"
+fi
 . "$TOP/tests/cli/lib.sh"
 
 # not_here REASON: this machine cannot run it: a skip, or a failure in CI
