@@ -152,38 +152,17 @@ void bench_parallel(struct bench_env *env, int nthreads, void (*fn)(void *arg, i
 
 int bench_parse_cpulist(const char *list, cpu_set_t *set)
 {
-	const char *p = list;
-	int count = 0;
+	bool cpus[CPU_SETSIZE];
+	int i;
 
 	CPU_ZERO(set);
-	if (!list)
+	memset(cpus, 0, sizeof(cpus));
+	if (cpu_list_parse(list, cpus, CPU_SETSIZE) <= 0)
 		return -1;
-	while (*p) {
-		uint64_t a, b;
-		const char *end;
-
-		while (*p == ' ' || *p == ',' || *p == '\n')
-			p++;
-		if (!*p)
-			break;
-		if (parse_u64_prefix(p, 10, &a, &end) != 0 || end == p)
-			return -1;
-		b = a;
-		p = end;
-		if (*p == '-') {
-			p++;
-			if (parse_u64_prefix(p, 10, &b, &end) != 0 || end == p || b < a)
-				return -1;
-			p = end;
-		}
-		if (*p && *p != ',' && *p != '\n' && *p != ' ')
-			return -1;
-		for (; a <= b && a < CPU_SETSIZE; a++) {
-			CPU_SET((int)a, set);
-			count++;
-		}
-	}
-	return count > 0 ? 0 : -1;
+	for (i = 0; i < CPU_SETSIZE; i++)
+		if (cpus[i])
+			CPU_SET(i, set);
+	return 0;
 }
 
 int bench_pin_thread(const char *cpulist)

@@ -63,40 +63,6 @@ void slurm_gres_type(const char *name, char *out, size_t n)
 			out[i] = '_';
 }
 
-int slurm_cpu_list_parse(const char *s, bool *cpus, size_t max)
-{
-	const char *p = s;
-
-	if (!s || !*s)
-		return -1;
-	while (*p) {
-		uint64_t a, b;
-		const char *end;
-
-		if (parse_u64_prefix(p, 10, &a, &end) != 0 || end == p)
-			return -1;
-		b = a;
-		p = end;
-		if (*p == '-') {
-			p++;
-			if (parse_u64_prefix(p, 10, &b, &end) != 0 || end == p || b < a)
-				return -1;
-			p = end;
-		}
-		if (b >= max)
-			return -1;
-		for (; a <= b; a++)
-			cpus[a] = true;
-		if (*p == ',')
-			p++;
-		else if (*p == '\n')
-			break;
-		else if (*p)
-			return -1;
-	}
-	return 0;
-}
-
 void slurm_cpu_list_format(const bool *cpus, size_t max, struct strbuf *out)
 {
 	size_t i = 0;
@@ -147,7 +113,7 @@ static bool read_cores(int *core_of, size_t max)
 	for (i = 0; i < max; i++)
 		core_of[i] = -1;
 	if (host_read_line("/sys/devices/system/cpu/present", line, sizeof(line)) != 0 ||
-	    slurm_cpu_list_parse(str_trim(line), present, max) != 0)
+	    cpu_list_parse(str_trim(line), present, max) < 0)
 		goto out;
 	for (i = 0; i < max; i++) {
 		uint64_t pkg, core;
@@ -233,7 +199,7 @@ void slurm_gres_format(const struct topo *t, const struct gpu_system *sys, struc
 		memset(cpus, 0, CPU_MAX * sizeof(*cpus));
 		memset(cores, 0, CPU_MAX * sizeof(*cores));
 		if (text_ok(&g->st.cpu_affinity) &&
-		    slurm_cpu_list_parse(g->st.cpu_affinity.s, cpus, CPU_MAX) == 0) {
+		    cpu_list_parse(g->st.cpu_affinity.s, cpus, CPU_MAX) >= 0) {
 			bool all = mapped;
 
 			for (c = 0; c < CPU_MAX && all; c++)

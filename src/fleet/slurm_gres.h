@@ -18,8 +18,6 @@
  * "NVIDIA GeForce RTX 4090" -> "rtx_4090"; "gpu" when the name is unknown. */
 void slurm_gres_type(const char *name, char *out, size_t n);
 
-/* "0-3,8,10-11" into cpus[] (each id below max set true); -1 on a malformed list. */
-int slurm_cpu_list_parse(const char *s, bool *cpus, size_t max);
 /* cpus[0..max) as a list of ranges ("0-15,32-47"); "" when none is set. */
 void slurm_cpu_list_format(const bool *cpus, size_t max, struct strbuf *out);
 

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../util/file.h"
 #include "../util/util.h"
 #include "events.h"
 #include "history_int.h"
@@ -126,25 +127,10 @@ int hist_path(const char *explicit_path, char *out, size_t n, struct err *e)
 static int make_parents(const char *path, struct err *e)
 {
 	char dir[4096];
-	char *p;
 
-	str_copy(dir, path, sizeof(dir));
-	p = strrchr(dir, '/');
-	if (!p || p == dir)
+	if (file_make_parents(path, str_starts(path, "/var/lib/") ? 0755 : 0700, dir,
+			      sizeof(dir)) == 0)
 		return 0;
-	*p = '\0';
-	for (p = dir + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-			goto fail;
-		*p = '/';
-	}
-	if (mkdir(dir, str_starts(dir, "/var/lib/") ? 0755 : 0700) != 0 && errno != EEXIST)
-		goto fail;
-	return 0;
-fail:
 	err_set(e, EXIT_ERROR, "cannot create the folder '%s' for the history database: %s", dir,
 		strerror(errno));
 	err_hint(e, "choose a database you can write with --db or GPUVET_HISTORY_DB");

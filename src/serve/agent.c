@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "../host/host.h"
+#include "../util/file.h"
 #include "../util/util.h"
 #include "agent_int.h"
 
@@ -69,24 +70,10 @@ struct agent {
 static int make_parent(const char *path, struct err *e)
 {
 	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	char *p;
 
-	str_copy(dir, path, sizeof(dir));
-	p = strrchr(dir, '/');
-	if (!p || p == dir)
+	if (file_make_parents(path, 0755, dir, sizeof(dir)) == 0)
 		return 0;
-	*p = '\0';
-	for (p = dir + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-			return err_set(e, EXIT_ERROR, "cannot create %s: %s", dir, strerror(errno));
-		*p = '/';
-	}
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-		return err_set(e, EXIT_ERROR, "cannot create %s: %s", dir, strerror(errno));
-	return 0;
+	return err_set(e, EXIT_ERROR, "cannot create %s: %s", dir, strerror(errno));
 }
 
 /* Is something answering on path? A socket nobody listens on is stale (a serve that died). */

@@ -164,3 +164,29 @@ int file_check_writable(const char *path, struct err *e)
 	free(tmp);
 	return 0;
 }
+
+int file_make_parents(const char *path, mode_t last_mode, char *failed, size_t n)
+{
+	char dir[4096];
+	char *p;
+
+	str_copy(dir, path, sizeof(dir));
+	p = strrchr(dir, '/');
+	if (!p || p == dir)
+		return 0;
+	*p = '\0';
+	for (p = dir + 1;; p++) {
+		bool last = *p == '\0';
+
+		if (!last && *p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, last ? last_mode : 0755) != 0 && errno != EEXIST) {
+			str_copy(failed, dir, n);
+			return -1;
+		}
+		if (last)
+			return 0;
+		*p = '/';
+	}
+}

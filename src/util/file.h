@@ -34,4 +34,11 @@ int file_replace(const char *path, const void *data, size_t len, mode_t mode, st
  */
 int file_check_writable(const char *path, struct err *e);
 
+/*
+ * mkdir -p of path's folder: each missing folder above the last created 0755, the last one
+ * last_mode (less the umask). Returns 0, or -1 with errno set and the folder that could not
+ * be made in failed (n bytes) for the caller's message.
+ */
+int file_make_parents(const char *path, mode_t last_mode, char *failed, size_t n);
+
 #endif

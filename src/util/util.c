@@ -296,3 +296,42 @@ char *hex_decode(const char *hex, size_t *len)
 	*len = n / 2;
 	return bytes;
 }
+
+int cpu_list_parse(const char *s, bool *cpus, size_t max)
+{
+	const char *p = s;
+	int count = 0;
+
+	if (!s)
+		return -1;
+	for (;;) {
+		uint64_t a, b;
+		const char *end;
+
+		while (*p == ' ')
+			p++;
+		if (parse_u64_prefix(p, 10, &a, &end) != 0 || end == p)
+			return -1;
+		b = a;
+		p = end;
+		if (*p == '-') {
+			p++;
+			if (parse_u64_prefix(p, 10, &b, &end) != 0 || end == p || b < a)
+				return -1;
+			p = end;
+		}
+		if (b >= max)
+			return -1;
+		for (; a <= b; a++, count++)
+			cpus[a] = true;
+		while (*p == ' ')
+			p++;
+		if (*p == ',') {
+			p++;
+			continue;
+		}
+		if (*p == '\n')
+			p++;
+		return *p ? -1 : count;
+	}
+}

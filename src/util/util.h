@@ -43,6 +43,12 @@ int parse_u64(const char *s, uint64_t *out);
 /* Parse a number prefix and set *end; base 0 accepts 0x. */
 int parse_u64_prefix(const char *s, int base, uint64_t *out, const char **end);
 
+/* A Linux CPU list ("0-3,8,10-11", as sysfs, cpusets and NVML's affinity write it; a trailing
+ * newline and spaces around the commas allowed) into cpus[0..max-1]; cpus is not cleared
+ * first. The number of CPUs named, or -1 when s is empty or malformed, a range runs backwards
+ * or a CPU is max or more. */
+int cpu_list_parse(const char *s, bool *cpus, size_t max);
+
 /* Bytes from hex text ("4f4b" -> "OK"), in a NUL-terminated heap buffer of *len bytes (the
  * caller frees); NULL for an odd length or a character that is not a hex digit. */
 char *hex_decode(const char *hex, size_t *len);

@@ -248,16 +248,16 @@ static void gres_words(void)
 	slurm_gres_type(NULL, t, sizeof(t));
 	CHECK_STR(t, "gpu");
 	memset(cpus, 0, sizeof(cpus));
-	CHECK(slurm_cpu_list_parse("0-3,8,10-11", cpus, 128) == 0);
+	CHECK(cpu_list_parse("0-3,8,10-11", cpus, 128) == 7);
 	CHECK(cpus[0] && cpus[3] && !cpus[4] && cpus[8] && !cpus[9] && cpus[11] && !cpus[12]);
 	sb_init(&sb);
 	slurm_cpu_list_format(cpus, 128, &sb);
 	CHECK_STR(sb.buf, "0-3,8,10-11");
 	sb_release(&sb);
-	CHECK(slurm_cpu_list_parse("3-1", cpus, 128) == -1);
-	CHECK(slurm_cpu_list_parse("0-200", cpus, 128) == -1);
-	CHECK(slurm_cpu_list_parse("1,x", cpus, 128) == -1);
-	CHECK(slurm_cpu_list_parse("", cpus, 128) == -1);
+	CHECK(cpu_list_parse("3-1", cpus, 128) == -1);
+	CHECK(cpu_list_parse("0-200", cpus, 128) == -1);
+	CHECK(cpu_list_parse("1,x", cpus, 128) == -1);
+	CHECK(cpu_list_parse("", cpus, 128) == -1);
 }
 
 int main(void)
