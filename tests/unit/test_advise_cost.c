@@ -26,7 +26,7 @@
 #include "host/host.h"
 #include "replay/replay.h"
 #include "test.h"
-#include "testpaths.h"
+#include "livejob.h"
 #include "util/err.h"
 #include "util/util.h"
 
@@ -126,37 +126,18 @@ static bool job_alive(void *arg, const struct adv_timeline *t, int64_t left_ns)
 /* Sample the live job for seconds; the result stays in tl and cost for the checks. */
 static void sample_job(double seconds)
 {
-	char top[PATH_MAX], libdir[PATH_MAX], dir[] = "/tmp/gpuvet-cost-XXXXXX", scen[PATH_MAX];
+	char dir[] = "/tmp/gpuvet-cost-XXXXXX";
 	struct adv_sample_opts o;
 	struct err e;
 	unsigned pid;
-	int fds[2];
-	char c;
 
-	test_paths(top, sizeof(top), libdir, sizeof(libdir));
-	setenv("GPUVET_REPLAY_LIBDIR", libdir, 1);
-	if (pipe(fds) != 0 || !mkdtemp(dir))
+	job_pid = live_job_start(job_main, write_scenario, dir);
+	if (job_pid <= 0) {
+		job_pid = 0;
 		return;
-	job_pid = fork();
-	if (job_pid == 0) {
-		close(fds[0]);
-		job_main(fds[1]);
 	}
-	close(fds[1]);
-	if (job_pid < 0 || read(fds[0], &c, 1) != 1)
-		return;
-	close(fds[0]);
 	pid = (unsigned)job_pid;
-	str_fmt(scen, sizeof(scen), "%s/job.json", dir);
-	if (write_scenario(scen, top, pid) != 0)
-		return;
 	err_clear(&e);
-	if (replay_start(scen, &e) != 0) {
-		printf("# replay_start: %s\n", e.msg);
-		return;
-	}
-	/* NVML stays the replay's; the host goes back to this machine's /proc */
-	host_set_root(NULL, NULL);
 	memset(&o, 0, sizeof(o));
 	o.pids = &pid;
 	o.npids = 1;
@@ -168,8 +149,7 @@ static void sample_job(double seconds)
 	if (sample_rc != 0)
 		printf("# adv_sample: %s\n", e.msg);
 	replay_finish();
-	unlink(scen);
-	rmdir(dir);
+	live_job_cleanup(dir);
 }
 
 static void print_cost(void)
