@@ -411,6 +411,7 @@ int collector_open(struct collector **out, const struct mon_opts *o, struct err 
 	c->shared.slow_ns = c->o.slow_ns;
 	c->shared.fast_mask = c->o.fast_mask ? c->o.fast_mask : PF_ALL;
 	c->shared.reads_procs = c->o.procs;
+	c->shared.reads_gpm = c->o.gpm;
 	if (text_ok(&c->sys.driver_version))
 		str_copy(c->shared.driver_version, c->sys.driver_version.s,
 			 sizeof(c->shared.driver_version));

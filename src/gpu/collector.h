@@ -145,6 +145,7 @@ struct mon_snapshot {
 	int64_t fast_ns, slow_ns;
 	unsigned fast_mask; /* the enum probe_fast groups the fast tier reads (never 0) */
 	bool reads_procs;  /* the fast tier reads the process lists (mon_opts.procs) */
+	bool reads_gpm;	   /* and GPM metrics where supported (mon_opts.gpm) */
 };
 
 struct collector;
