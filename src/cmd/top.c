@@ -31,6 +31,7 @@
 #include "../util/term.h"
 #include "../util/util.h"
 #include "cmd.h"
+#include "mon_source.h"
 #include "top_json.h"
 
 static const char usage[] =
@@ -56,10 +57,15 @@ static const char usage[] =
 	"      --once         print one frame as text and exit (after two samples)\n"
 	"  -j, --json         print that frame as JSON (implies --once; docs/cmd/top.md)\n"
 	"      --width N      width of the --once frame (default: the terminal's, or 120)\n"
+	"      --no-agent     read NVML even when 'gpuvet serve' runs (also GPUVET_NO_AGENT=1)\n"
 	"  -h, --help         this help\n"
 	"\n"
 	"On a terminal curses cannot drive (TERM=dumb) top prints a plain frame every SEC until\n"
-	"Ctrl-C. Ctrl-C or SIGTERM ends top with exit code 130.\n";
+	"Ctrl-C. Ctrl-C or SIGTERM ends top with exit code 130.\n"
+	"\n"
+	"When 'gpuvet serve' runs at an interval that divides SEC (any, with --once), top shows\n"
+	"serve's samples through its agent instead of reading NVML: --json says which in\n"
+	"\"source\", 'gpuvet -v top' says why not (docs/cmd/top.md).\n";
 
 /* --once without -d: rates over this window. Long enough for the byte and energy counters
  * to move (the driver updates them every few ms) and short enough that the first frame
@@ -69,7 +75,7 @@ static const char usage[] =
 struct top_opts {
 	double delay;
 	const char *ids;
-	bool once, json, only_visible, no_color, readonly;
+	bool once, json, only_visible, no_color, readonly, no_agent;
 	int width;
 	int sort;
 	const char *filter;
@@ -199,7 +205,7 @@ static int run_once(struct collector *c, struct top_view *v, const struct top_op
 	first_frame(c, &s, &h, true);
 	frame_apply_visible(&s, v);
 	if (o->json)
-		top_json_print(&s, v, stdout);
+		top_json_print(&s, v, collector_source_name(c), stdout);
 	else
 		print_frame(&s, &h, v, frame_width(o));
 	history_free(&h);
@@ -245,6 +251,7 @@ static int run_plain(struct collector *c, struct top_view *v, const struct top_o
 			if (stop_signal)
 				break;
 			collector_copy(c, &s);
+			mon_source_note(c);
 			history_add(&h, &s);
 		}
 	}
@@ -298,6 +305,7 @@ static int run_top(int argc, char **argv)
 		{"readonly", no_argument, NULL, 'R'},
 		{"sort", required_argument, NULL, 'S'},
 		{"filter", required_argument, NULL, 'F'},
+		{"no-agent", no_argument, NULL, 'A'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -353,6 +361,7 @@ static int run_top(int argc, char **argv)
 						       optarg);
 			break;
 		case 'F': o.filter = optarg; break;
+		case 'A': o.no_agent = true; break;
 		case 'h': cmd_print_usage(&cmd_top); return EXIT_OK;
 		default: return EXIT_USAGE; /* cmd_getopt said which option */
 		}
@@ -383,8 +392,12 @@ static int run_top(int argc, char **argv)
 	mo.procs = true;
 	mo.gpm = true;
 	mo.ids = o.ids;
-	if (collector_open(&c, &mo, &e) != 0)
+	/* through serve's agent when it runs: --once takes its latest samples, whatever its
+	 * interval; a live screen only at an interval that is a whole number of serve's */
+	if (mon_source_open(&c, &mo, o.once ? 0 : mo.fast_ns, o.no_agent, gopts.verbose, &e) != 0)
 		return cmd_report_error(&e);
+	if (gopts.verbose && strcmp(collector_source_name(c), "agent") == 0)
+		fputs("gpuvet: note: reading gpuvet serve's samples through its agent\n", stderr);
 	if (o.only_visible)
 		visible = read_visible(c, &v);
 	/* Ctrl-C and SIGTERM end every mode with 130 (docs/exit-codes.md): the screen restores

@@ -93,7 +93,8 @@ static json_t *proc_json(const struct mon_proc *p)
 	return o;
 }
 
-void top_json_print(const struct mon_snapshot *s, const struct top_view *v, FILE *f)
+void top_json_print(const struct mon_snapshot *s, const struct top_view *v, const char *source,
+		    FILE *f)
 {
 	json_t *root = json_object(), *gpus = json_array(), *procs = json_array(), *notes = json_array();
 	size_t *idx, n, k;
@@ -103,6 +104,7 @@ void top_json_print(const struct mon_snapshot *s, const struct top_view *v, FILE
 	json_object_set_new(root, "time", json_real(round(s->wall * 1000.0) / 1000.0));
 	if (v->host[0])
 		json_object_set_new(root, "host", json_string(v->host));
+	json_object_set_new(root, "source", json_string(source));
 	if (s->driver_version[0])
 		json_object_set_new(root, "driver_version", json_string(s->driver_version));
 	if (s->cuda_driver_version)

@@ -12,7 +12,9 @@
 #include "../gpu/collector.h"
 #include "../tui/frame.h"
 
-/* Write the object (indented, one trailing newline) to f. */
-void top_json_print(const struct mon_snapshot *s, const struct top_view *v, FILE *f);
+/* Write the object (indented, one trailing newline) to f; source says where the snapshot came
+ * from ("agent" or "nvml", collector_source_name). */
+void top_json_print(const struct mon_snapshot *s, const struct top_view *v, const char *source,
+		    FILE *f);
 
 #endif

@@ -29,6 +29,7 @@
 #include "cmd.h"
 #include "history_hook.h"
 #include "mon_json.h"
+#include "mon_source.h"
 
 #define MAX_COLS 64
 
@@ -68,8 +69,13 @@ static const char usage[] =
 	"      --history[=DB]  also store what happens in the history database (the default one,\n"
 	"                      or DB; GPUVET_HISTORY=1 does the same): Xid, ECC and remap\n"
 	"                      changes, throttle episodes, GPUs lost or hung, cards that moved\n"
+	"      --no-agent      read NVML even when 'gpuvet serve' runs (also GPUVET_NO_AGENT=1)\n"
 	"      --help-fields   list the column names\n"
 	"  -h, --help          this help\n"
+	"\n"
+	"When 'gpuvet serve' runs and samples what the columns need at this interval (or a\n"
+	"divisor of it), watch reads serve's samples through its agent instead of NVML; JSON\n"
+	"lines say which in \"source\", and 'gpuvet -v watch' says why not (docs/cmd/watch.md).\n"
 	"\n"
 	"Ctrl-C or SIGTERM ends it with exit status 130; a reader that goes away, with 141.\n";
 
@@ -80,11 +86,12 @@ struct watch_opts {
 	long count;
 	const char *fields, *ids, *groups;
 	enum out_fmt fmt;
-	bool procs, date, time, no_header, self_cost;
+	bool procs, date, time, no_header, self_cost, no_agent;
 	struct cmd_history hist;
 };
 
 static volatile sig_atomic_t interrupted;
+static const char *source = "nvml"; /* of the snapshot printed: "agent" or "nvml" */
 
 static void on_signal(int sig)
 {
@@ -356,6 +363,7 @@ static void print_gpu_json(const struct mon_snapshot *s, const struct mon_gpu *m
 	json_object_set_new(o, "kind", json_string("gpu"));
 	json_object_set_new(o, "time", json_real(round(s->wall * 1000.0) / 1000.0));
 	json_object_set_new(o, "gpu", json_integer(mg->g.index));
+	json_object_set_new(o, "source", json_string(source));
 	json_object_set_new(o, "state",
 			    json_string(mon_json_state(mg)));
 	if (mg->problem[0])
@@ -542,13 +550,18 @@ static int run_loop(const struct watch_opts *o, struct column *cols, size_t ncol
 	mo.slow_ns = need_slow ? (mo.fast_ns > 1000000000LL ? mo.fast_ns : 1000000000LL) : -1;
 	if (cmd_history_wanted(&o->hist) && (rc = history_open(o, &hl)) != 0)
 		return rc;
-	if (collector_open(&c, &mo, &e) != 0) {
+	/* --self-cost measures a collector of its own: never the agent's */
+	if (mon_source_open(&c, &mo, mo.fast_ns, o->no_agent || o->self_cost, gopts.verbose, &e) !=
+	    0) {
 		hist_live_close(hl);
 		return cmd_report_error(&e);
 	}
 	if (wait_tick(c, &seq, 0) != 0)
 		goto out;
 	collector_copy(c, &s);
+	source = collector_source_name(c);
+	if (gopts.verbose && strcmp(source, "agent") == 0)
+		fputs("gpuvet: note: reading gpuvet serve's samples through its agent\n", stderr);
 	history_tick(hl, NULL, &s);
 	if (s.ngpus == 0) {
 		printf("no NVIDIA GPU found by NVML (driver %s)\n",
@@ -620,6 +633,8 @@ static int run_loop(const struct watch_opts *o, struct column *cols, size_t ncol
 			memset(&s, 0, sizeof(s));
 		}
 		collector_copy(c, &s);
+		mon_source_note(c);
+		source = collector_source_name(c);
 		history_tick(hl, &prev, &s);
 	}
 	if (o->self_cost)
@@ -680,6 +695,7 @@ static int run_watch(int argc, char **argv)
 		{"no-header", no_argument, NULL, 'N'},
 		{"self-cost", no_argument, NULL, 'S'},
 		{"help-fields", no_argument, NULL, 'H'},
+		{"no-agent", no_argument, NULL, 'A'},
 		CMD_HISTORY_OPTION,
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -729,6 +745,7 @@ static int run_watch(int argc, char **argv)
 		case 'N': o.no_header = true; break;
 		case 'S': o.self_cost = true; break;
 		case 'H': return help_fields();
+		case 'A': o.no_agent = true; break;
 		case CMD_HISTORY_OPT: cmd_history_option(&o.hist, optarg); break;
 		case 'h': cmd_print_usage(&cmd_watch); return EXIT_OK;
 		default: return EXIT_USAGE; /* cmd_getopt said which option */

@@ -47,19 +47,27 @@ void mon_snapshot_free(struct mon_snapshot *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* A deep copy of in into out (whose old contents are the caller's to free first). */
+void snapshot_copy(struct mon_snapshot *out, const struct mon_snapshot *in)
+{
+	*out = *in;
+	out->gpus = xcalloc(in->ngpus ? in->ngpus : 1, sizeof(*out->gpus));
+	if (in->ngpus)
+		memcpy(out->gpus, in->gpus, in->ngpus * sizeof(*out->gpus));
+	out->procs = xcalloc(in->nprocs ? in->nprocs : 1, sizeof(*out->procs));
+	if (in->nprocs)
+		memcpy(out->procs, in->procs, in->nprocs * sizeof(*out->procs));
+}
+
 uint64_t collector_copy(struct collector *c, struct mon_snapshot *out)
 {
 	uint64_t seq;
 
+	if (c->remote)
+		return remote_copy(c, out);
 	mon_snapshot_free(out);
 	pthread_mutex_lock(&c->lock);
-	*out = c->shared;
-	out->gpus = xcalloc(c->shared.ngpus ? c->shared.ngpus : 1, sizeof(*out->gpus));
-	if (c->shared.ngpus)
-		memcpy(out->gpus, c->shared.gpus, c->shared.ngpus * sizeof(*out->gpus));
-	out->procs = xcalloc(c->shared.nprocs ? c->shared.nprocs : 1, sizeof(*out->procs));
-	if (c->shared.nprocs)
-		memcpy(out->procs, c->shared.procs, c->shared.nprocs * sizeof(*out->procs));
+	snapshot_copy(out, &c->shared);
 	out->cost.elapsed_ns = now_ns() - c->open_ns;
 	seq = out->seq;
 	pthread_mutex_unlock(&c->lock);
@@ -76,7 +84,9 @@ static void deadline_in(struct timespec *ts, int64_t ns_from_now)
 
 void collector_want_util(struct collector *c, unsigned gpu, bool on)
 {
-	if (gpu < c->sys.ngpus)
+	if (c->remote)
+		remote_want_util(c, gpu, on);
+	else if (gpu < c->sys.ngpus)
 		atomic_store(&c->want_util[gpu], on);
 }
 
@@ -85,6 +95,8 @@ uint64_t collector_wait(struct collector *c, uint64_t seq, int timeout_ms)
 	struct timespec ts;
 	uint64_t now;
 
+	if (c->remote)
+		return remote_wait(c, seq, timeout_ms);
 	deadline_in(&ts, (int64_t)timeout_ms * 1000000LL);
 	pthread_mutex_lock(&c->lock);
 	while (c->shared.seq <= seq && !c->shared.stalled && c->running > 0)
@@ -411,6 +423,7 @@ int collector_open(struct collector **out, const struct mon_opts *o, struct err 
 	c->shared.slow_ns = c->o.slow_ns;
 	c->shared.fast_mask = c->o.fast_mask ? c->o.fast_mask : PF_ALL;
 	c->shared.reads_procs = c->o.procs;
+	c->shared.reads_gpm = c->o.gpm;
 	if (text_ok(&c->sys.driver_version))
 		str_copy(c->shared.driver_version, c->sys.driver_version.s,
 			 sizeof(c->shared.driver_version));
@@ -493,6 +506,10 @@ void collector_close(struct collector *c)
 
 	if (!c)
 		return;
+	if (c->remote) {
+		remote_close(c);
+		return;
+	}
 	pthread_mutex_lock(&c->lock);
 	c->stop = true;
 	pthread_cond_broadcast(&c->cond);

@@ -145,6 +145,7 @@ struct mon_snapshot {
 	int64_t fast_ns, slow_ns;
 	unsigned fast_mask; /* the enum probe_fast groups the fast tier reads (never 0) */
 	bool reads_procs;  /* the fast tier reads the process lists (mon_opts.procs) */
+	bool reads_gpm;	   /* and GPM metrics where supported (mon_opts.gpm) */
 };
 
 struct collector;
@@ -169,6 +170,34 @@ void collector_want_util(struct collector *c, unsigned gpu, bool on);
 const struct gpu_system *collector_system(const struct collector *c);
 /* Stop the tiers (waiting at most about a second for a hung one) and end the session. */
 void collector_close(struct collector *c);
+
+/* ---- a collector on another source (collector_remote.c) ---------------------------------------
+ * Snapshots taken by another process's collector (serve's agent: serve/agent.h), behind the same
+ * calls: collector_copy asks the source at most once per interval (the source's own tick, or
+ * every_ns when longer) and collector_wait sleeps until the next one is due, so a front end
+ * costs a socket round trip per interval instead of NVML's reads. When the source fails later
+ * on, the collector opens one of its own on NVML (collector_open with the same mon_opts) and
+ * goes on from it: collector_source_note says so once. One thread uses such a collector.
+ * collector_system gives a system with no GPUs; collector_want_util does nothing until NVML. */
+struct collector_source {
+	/* Fill out (zeroed) with the source's newest snapshot and *age_ns with how old it is:
+	 * 0, or -1 with why (a phrase). */
+	int (*fetch)(void *ctx, struct mon_snapshot *out, int64_t *age_ns, char *why, size_t n);
+	void (*release)(void *ctx); /* at close, or when open fails */
+	void *ctx;
+	const char *what;  /* for messages: "serve's agent at /run/gpuvet/agent.sock" */
+	int64_t every_ns;  /* the front end's interval: a whole multiple of the source's tick;
+			      0: each tick */
+};
+/* Open on src (whose ctx it owns from now on, released even on failure) with o kept for NVML:
+ * -1 with e (the source's why) when its first fetch fails. */
+int collector_open_source(struct collector **out, const struct mon_opts *o,
+			  const struct collector_source *src, struct err *e);
+/* Where the snapshots come from now: "agent" (a source) or "nvml". */
+const char *collector_source_name(const struct collector *c);
+/* A change of source not yet told (the source failed: NVML from now on, or NVML failed too):
+ * true with the line in buf, once. */
+bool collector_source_note(struct collector *c, char *buf, size_t n);
 void mon_snapshot_free(struct mon_snapshot *s);
 
 #endif

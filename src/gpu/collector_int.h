@@ -7,6 +7,7 @@
  *                      samples on time and publishing them, a GPU's first problem
  *   collector_procs.c  GPU processes: NVML's lists merged, mapped to host processes
  *   collector_slow.c   the slow tier: counters into rates, health fields
+ *   collector_remote.c a collector whose snapshots come from another process (serve's agent)
  */
 #ifndef GPUVET_COLLECTOR_INT_H
 #define GPUVET_COLLECTOR_INT_H
@@ -42,7 +43,10 @@ struct gpu_slot {
 				   when neither processes nor GPM are read), processes, GPM */
 };
 
+struct remote;
+
 struct collector {
+	struct remote *remote; /* a collector on a source (collector_remote.c); NULL: NVML's */
 	struct mon_opts o;
 	int timeout_ms;
 	struct probe *p;
@@ -105,6 +109,13 @@ struct tier_job {
 
 enum { SLOW_PCIE_COUNTERS = 1, SLOW_PCIE_THROUGHPUT = 2, SLOW_ENERGY = 4, SLOW_NVLINK = 8,
        SLOW_NVLINK_KIB = 16 };
+
+/* a collector on a source (collector_remote.c): what collector.c's calls become */
+uint64_t remote_copy(struct collector *c, struct mon_snapshot *out);
+uint64_t remote_wait(struct collector *c, uint64_t seq, int timeout_ms);
+void remote_want_util(struct collector *c, unsigned gpu, bool on);
+void remote_close(struct collector *c);
+void snapshot_copy(struct mon_snapshot *out, const struct mon_snapshot *in);
 
 /* collector.c */
 int64_t thread_cpu_ns(void);

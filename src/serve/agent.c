@@ -226,15 +226,19 @@ static void answer(struct agent *a, struct conn *c)
 	unsigned type = AGENT_REP_ERROR;
 
 	sb_init(&payload);
-	if (c->type != AGENT_REQ_STATUS) {
+	if (c->type != AGENT_REQ_STATUS && c->type != AGENT_REQ_SNAPSHOT) {
 		sb_addf(&payload, "unknown request type %u", c->type);
 	} else {
 		if (!a->snap_fresh) {
 			collector_copy(a->c, &a->snap);
 			a->snap_fresh = true;
 		}
-		agent_status_answer(collector_system(a->c), &a->snap, c->req, c->len, &type,
-				    &payload);
+		if (c->type == AGENT_REQ_STATUS)
+			agent_status_answer(collector_system(a->c), &a->snap, c->req, c->len, &type,
+					    &payload);
+		else
+			agent_snapshot_answer(collector_system(a->c), &a->snap, c->req, c->len,
+					      &type, &payload);
 	}
 	conn_reply(c, type, &payload);
 	sb_release(&payload);

@@ -17,8 +17,11 @@
  * "unsupported" and the client (agent_client.c) asks NVML itself, as it does when no agent
  * answers within AGENT_CLIENT_TIMEOUT_MS, or speaks another protocol version or gpuvet version.
  *
+ * The snapshot request (agent_snapshot.c) hands `top` and `watch` the collector's latest
+ * snapshot itself (snapwire.h), when it holds what they would read from NVML.
+ *
  * Nothing here prints. serve (cmd/serve.c) starts and stops the server; cmd/status.c is the
- * client.
+ * client, and cmd/mon_source.c for top and watch.
  */
 #ifndef GPUVET_AGENT_H
 #define GPUVET_AGENT_H
@@ -44,6 +47,8 @@ enum agent_msg {
 	AGENT_REP_OK = 2,          /* payload: exit code, age, stdout and stderr (agent_client.c) */
 	AGENT_REP_UNSUPPORTED = 3, /* payload: why, a phrase; ask NVML */
 	AGENT_REP_ERROR = 4,       /* payload: why; a bad request (the connection is closed) */
+	AGENT_REQ_SNAPSHOT = 5,    /* payload: agent_snapshot.c's text; answered AGENT_REP_OK with
+				      the collector's snapshot (snapwire.h) as its stdout */
 };
 
 /* Encode a frame's header into out[AGENT_HEADER_BYTES]. */
@@ -109,5 +114,14 @@ struct status_opts;
 /* The request for one period of status with options o: key=value lines, the gpuvet version
  * first. -1 when o cannot be sent (a value with a newline); then ask NVML. */
 int agent_status_encode(const struct status_opts *o, struct strbuf *req);
+
+/* ---- snapshot requests (agent_snapshot.c): top and watch --------------------------------------- */
+struct mon_opts;
+struct collector_source;
+/* A source of snapshots (gpu/collector.h, collector_open_source) from the agent at path, for a
+ * front end that would open its own collector with o and wants a snapshot every interval_ns
+ * (0: as often as serve samples, e.g. top --once). -1 when o cannot be sent; then read NVML. */
+int agent_source_init(struct collector_source *src, const char *path, const struct mon_opts *o,
+		      int64_t interval_ns);
 
 #endif

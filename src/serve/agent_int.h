@@ -5,6 +5,7 @@
  *   agent.c          the server: socket set-up, the poll loop, connections
  *   agent_client.c   the client's call, and the frame header both sides use
  *   agent_status.c   status requests: encoded by the client, answered by the server
+ *   agent_snapshot.c snapshot requests (top, watch): the same, and the client's source
  */
 #ifndef GPUVET_AGENT_INT_H
 #define GPUVET_AGENT_INT_H
@@ -27,5 +28,9 @@ uint32_t agent_get_u32(const unsigned char *p);
  * its payload. */
 void agent_status_answer(const struct gpu_system *base, const struct mon_snapshot *snap,
 			 const char *req, size_t len, unsigned *type, struct strbuf *reply);
+
+/* Answer one snapshot request (agent_snapshot.c), as agent_status_answer answers status's. */
+void agent_snapshot_answer(const struct gpu_system *base, const struct mon_snapshot *snap,
+			   const char *req, size_t len, unsigned *type, struct strbuf *reply);
 
 #endif
