@@ -201,8 +201,10 @@ static int serve_run(const struct serve_opts *o)
 	memset(&mo, 0, sizeof(mo));
 	mo.fast_ns = (int64_t)(o->interval * 1e9);
 	mo.slow_ns = (int64_t)(o->slow_interval * 1e9);
-	/* the media engines only for dcgm-exporter's ENC/DEC columns: each costs a call per tick */
-	mo.fast_mask = PF_ALL | (o->dcgm ? PF_ENC | PF_DEC : 0);
+	/* every fast group, the media engines and BAR1 included (a call each per tick; one a GPU
+	 * lacks is asked once): dcgm-exporter's ENC/DEC columns, and what `gpuvet watch`'s default
+	 * columns read, so that watch can take its samples from serve's agent */
+	mo.fast_mask = PF_ALL | PF_MEDIA;
 	/* the process lists, for gpuvet_processes; their host details (user, command) on the slow
 	 * tier's clock, new PIDs at once */
 	mo.procs = true;

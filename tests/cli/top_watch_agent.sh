@@ -45,9 +45,11 @@ expect_jqs "watch -d 2 (two of serve's ticks) through the agent" 'length == 4 an
 "$GPUVET" -v --replay "$SC" watch --json -c 1 -s pc -d 0.5 >"$TMP/wf.json" 2>"$TMP/wf.err"
 expect_jqs "an interval shorter than serve's reads NVML" 'all(.source == "nvml")' "$TMP/wf.json"
 expect_grep "-v says why" "did not answer \(unsupported: an interval of 0.5 s, shorter than serve's 1 s\): reading NVML" "$TMP/wf.err"
+# serve reads the media engines and BAR1 too: watch's default columns come from the agent
 "$GPUVET" -v --replay "$SC" watch --json -c 1 -f pwr,enc >"$TMP/wm.json" 2>"$TMP/wm.err"
-expect_jqs "fields serve does not read (enc): NVML" 'all(.source == "nvml")' "$TMP/wm.json"
-expect_grep "-v names the reason" "fields serve does not read" "$TMP/wm.err"
+expect_jqs "the media engines (enc) through the agent" 'all(.source == "agent")' "$TMP/wm.json"
+"$GPUVET" --replay "$SC" watch --json -c 1 >"$TMP/wd.json" 2>"$TMP/wd.err"
+expect_jqs "watch's default columns through the agent" 'all(.source == "agent")' "$TMP/wd.json"
 expect_exit "a selection nobody can match: NVML's error" 4 "$GPUVET" --replay "$SC" watch --json -c 1 -s pc -i GPU-ffff
 # a replay is not the machine serve samples: without GPUVET_AGENT_SOCKET the default socket is
 # not asked
