@@ -237,7 +237,7 @@ static bool ask_agent(struct status_opts *o, struct strbuf *out, int *rc)
 
 	sb_init(&req);
 	ok = agent_status_encode(o, &req) == 0 &&
-	     agent_call(agent_path, AGENT_REQ_STATUS, req.buf, req.len, AGENT_CLIENT_TIMEOUT_MS,
+	     agent_call(agent_path, AGENT_REQ_STATUS, req.buf, req.len, agent_client_timeout_ms(),
 			&ans, &absent, why, sizeof(why)) == 0;
 	if (!ok && req.len && !absent && o->verbose)
 		fprintf(stderr,

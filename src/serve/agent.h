@@ -108,6 +108,9 @@ struct agent_answer {
 int agent_call(const char *path, unsigned type, const char *req, size_t len, int timeout_ms,
 	       struct agent_answer *a, bool *absent, char *why, size_t n);
 void agent_answer_free(struct agent_answer *a);
+/* How long a client waits for the agent: AGENT_CLIENT_TIMEOUT_MS, or GPUVET_AGENT_TIMEOUT_MS
+ * (10 to 10000) for a loaded machine where serve answers late. */
+int agent_client_timeout_ms(void);
 
 /* ---- status requests (agent_status.c) -------------------------------------------------------- */
 struct status_opts;

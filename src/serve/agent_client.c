@@ -93,6 +93,16 @@ const char *agent_client_path(char *buf, size_t n)
 	return str_fmt(buf, n, "/run/gpuvet/agent.sock") < (int)n ? buf : own;
 }
 
+int agent_client_timeout_ms(void)
+{
+	const char *env = getenv("GPUVET_AGENT_TIMEOUT_MS");
+	int64_t v;
+
+	if (env && *env && parse_i64(env, &v) == 0 && v >= 10 && v <= 10000)
+		return (int)v;
+	return AGENT_CLIENT_TIMEOUT_MS;
+}
+
 void agent_answer_free(struct agent_answer *a)
 {
 	sb_release(&a->out);

@@ -200,7 +200,7 @@ static int source_fetch(void *ctx, struct mon_snapshot *out, int64_t *age_ns, ch
 	int rc;
 
 	if (agent_call(as->path, AGENT_REQ_SNAPSHOT, as->req.buf, as->req.len,
-		       AGENT_CLIENT_TIMEOUT_MS, &ans, &absent, why, n) != 0)
+		       agent_client_timeout_ms(), &ans, &absent, why, n) != 0)
 		return -1;
 	rc = snapwire_decode(ans.out.buf, ans.out.len, out, why, n);
 	*age_ns = (int64_t)(ans.age_s * 1e9);
