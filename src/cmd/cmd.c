@@ -132,8 +132,10 @@ static int find_program(const struct cmd *c, char *out, size_t n)
 		return 0;
 	}
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (len < 0)
+	if (len < 0) {
+		str_copy(out, c->program, n);
 		return -1;
+	}
 	exe[len] = '\0';
 	slash = strrchr(exe, '/');
 	if (slash)
