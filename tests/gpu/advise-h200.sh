@@ -51,7 +51,7 @@ SETTLE=${SETTLE:-2}	# seconds between the job's ready file and advise's start
 BUDGET=${BUDGET:-480}	# no run that would end past this many seconds is started
 BASE=${OUT:-$(mktemp -d)}
 D=$BASE/advise
-J="$TOP/tests/gpu/advise"
+J="tests/gpu/advise"	# relative: recorded timelines keep no path of this machine
 mkdir -p "$D"
 T0=$(date +%s)
 problems=0
