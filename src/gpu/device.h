@@ -82,6 +82,11 @@ struct gpu_static {
 	struct num nvlink_count; /* active links */
 	struct num temp_slowdown_c, temp_shutdown_c, temp_gpu_max_c, temp_mem_max_c;
 	struct num ce_supported; /* clock-event reasons this GPU can report (CE_* bits) */
+	/* GPUs of the sysfs backends (gpu/backend.h) */
+	struct text driver;	    /* the kernel driver bound: "amdgpu", "i915", "xe" */
+	struct text gfx_target;	    /* AMD's ISA target: "gfx942" */
+	struct text clock_levels_sm, clock_levels_mem; /* DPM levels in MHz: "500,1700,2100" */
+	struct num mem_gtt_total_bytes; /* system memory the GPU may map (AMD's GTT) */
 };
 
 struct gpu_proc {
@@ -119,11 +124,16 @@ struct gpu_sample {
 	struct num nprocs; /* compute + graphics processes */
 	struct gpu_proc *procs;
 	size_t procs_len;
+	struct num gtt_used_bytes; /* AMD: system memory mapped for the GPU */
 	bool lost; /* some call answered "GPU is lost" */
 };
 
+struct sysgpu;
+
 struct gpu {
-	unsigned index; /* NVML index */
+	unsigned index;	     /* NVML index; after NVML's, the sysfs GPUs in bus order */
+	unsigned char vendor; /* enum gpu_vendor (gpu/backend.h): 0 NVIDIA */
+	struct sysgpu *sg;    /* the sysfs backend's GPU, NULL for NVML's */
 	struct gpu_static st;
 	struct gpu_sample s;
 };

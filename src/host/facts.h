@@ -48,7 +48,7 @@ struct platform_facts {
 	char cmdline[2048];	 /* /proc/cmdline */
 };
 
-/* ---- PCI devices of vendor 0x10de (pci.c) ---- */
+/* ---- PCI devices of vendor 0x10de, and other vendors' GPUs (pci.c) ---- */
 
 struct pci_dev {
 	char bdf[16]; /* "0000:00:06.0" */
@@ -74,11 +74,28 @@ struct pci_dev {
 	int nv_minor; /* -1 unknown */
 };
 
+/* A GPU or accelerator of another vendor (AMD 0x1002, Intel 0x8086, Huawei 0x19e5): display
+ * (class 0x03), processing accelerator (0x12) or co-processor (0x0b40) functions. */
+#define FACTS_MAX_ACCEL 32
+enum { ACCEL_AMD = 1, ACCEL_INTEL, ACCEL_HUAWEI };
+struct accel_dev {
+	char bdf[16];
+	int kind; /* ACCEL_* */
+	unsigned vendor, device, subsys_vendor, subsys_device, revision;
+	unsigned class_code;
+	char driver[32]; /* "amdgpu", "radeon", "i915", "xe", "vfio-pci", "" none */
+	char card[16];	 /* its DRM card, "card1", "" none */
+	char render[16]; /* its render node, "renderD129", "" none */
+	int numa_node;	 /* -1 none */
+};
+
 struct pci_facts {
 	bool sysfs_read; /* /sys/bus/pci/devices could be listed */
 	struct pci_dev devs[FACTS_MAX_PCI];
 	int n;
 	int ngpus, nswitches;
+	struct accel_dev accel[FACTS_MAX_ACCEL]; /* other vendors' GPUs, in bus order */
+	int naccel;
 };
 
 /* ---- kernel module, its files, Secure Boot, blacklists (module.c) ---- */

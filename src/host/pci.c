@@ -257,6 +257,72 @@ static void read_device(struct pci_dev *d, const char *name)
 	read_nv_information(d);
 }
 
+static int accel_kind(unsigned vendor, unsigned class_code)
+{
+	unsigned base = class_code >> 16;
+
+	if (base != 0x03 && base != 0x12 && (class_code >> 8) != 0x0b40)
+		return 0;
+	if (vendor == 0x1002)
+		return ACCEL_AMD;
+	if (vendor == 0x8086)
+		return base == 0x03 || base == 0x12 ? ACCEL_INTEL : 0;
+	if (vendor == 0x19e5)
+		return ACCEL_HUAWEI;
+	return 0;
+}
+
+/* another vendor's GPU or accelerator at name, when it is one */
+static void read_accel(struct pci_facts *p, const char *name, unsigned vendor)
+{
+	char dir[256], path[300], **names = NULL;
+	struct accel_dev *a;
+	uint64_t v;
+	int64_t nn;
+	size_t n = 0, i;
+	int kind;
+
+	str_fmt(dir, sizeof(dir), PCI_DIR "/%s", name);
+	str_fmt(path, sizeof(path), "%s/class", dir);
+	if (host_read_u64(path, &v) != 0 || !(kind = accel_kind(vendor, (unsigned)v)) ||
+	    p->naccel >= FACTS_MAX_ACCEL)
+		return;
+	a = &p->accel[p->naccel++];
+	memset(a, 0, sizeof(*a));
+	str_copy(a->bdf, name, sizeof(a->bdf));
+	a->kind = kind;
+	a->vendor = vendor;
+	a->class_code = (unsigned)v;
+	str_fmt(path, sizeof(path), "%s/device", dir);
+	if (host_read_u64(path, &v) == 0)
+		a->device = (unsigned)v;
+	str_fmt(path, sizeof(path), "%s/subsystem_vendor", dir);
+	if (host_read_u64(path, &v) == 0)
+		a->subsys_vendor = (unsigned)v;
+	str_fmt(path, sizeof(path), "%s/subsystem_device", dir);
+	if (host_read_u64(path, &v) == 0)
+		a->subsys_device = (unsigned)v;
+	str_fmt(path, sizeof(path), "%s/revision", dir);
+	if (host_read_u64(path, &v) == 0)
+		a->revision = (unsigned)v;
+	str_fmt(path, sizeof(path), "%s/driver", dir);
+	basename_of_link(path, a->driver, sizeof(a->driver));
+	a->numa_node = -1;
+	str_fmt(path, sizeof(path), "%s/numa_node", dir);
+	if (host_read_line(path, path, sizeof(path)) == 0 && parse_i64(path, &nn) == 0 && nn >= 0)
+		a->numa_node = (int)nn;
+	str_fmt(path, sizeof(path), "%s/drm", dir);
+	if (host_list(path, &names, &n) != 0)
+		return;
+	for (i = 0; i < n; i++) {
+		if (strncmp(names[i], "renderD", 7) == 0)
+			str_copy(a->render, names[i], sizeof(a->render));
+		else if (strncmp(names[i], "card", 4) == 0 && !strchr(names[i], '-'))
+			str_copy(a->card, names[i], sizeof(a->card));
+	}
+	host_list_free(names, n);
+}
+
 void pci_collect(struct pci_facts *p)
 {
 	char **names = NULL;
@@ -272,8 +338,13 @@ void pci_collect(struct pci_facts *p)
 		struct pci_dev *d;
 
 		str_fmt(path, sizeof(path), PCI_DIR "/%s/vendor", names[i]);
-		if (host_read_u64(path, &vendor) != 0 || vendor != 0x10de)
+		if (host_read_u64(path, &vendor) != 0)
 			continue;
+		if (vendor != 0x10de) {
+			if (vendor == 0x1002 || vendor == 0x8086 || vendor == 0x19e5)
+				read_accel(p, names[i], (unsigned)vendor);
+			continue;
+		}
 		d = &p->devs[p->n++];
 		memset(d, 0, sizeof(*d));
 		d->vendor = (unsigned)vendor;
