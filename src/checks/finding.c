@@ -26,6 +26,7 @@ const char *layer_name(enum layer l)
 	static const char *const names[LAYER_COUNT] = {
 		"platform",   "pci",	"module", "devices", "libraries", "nvml",
 		"cuda",	      "health", "fabric", "toolkit", "framework", "env",
+		"amd",	      "intel",	"ascend",
 	};
 
 	return l < LAYER_COUNT ? names[l] : "?";

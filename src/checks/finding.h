@@ -29,6 +29,10 @@ enum layer {
 	LAYER_TOOLKIT,	    /* CUDA toolkits and nvcc */
 	LAYER_FRAMEWORK,    /* PyTorch, TensorFlow, JAX builds */
 	LAYER_ENV,	    /* environment variables */
+	/* other vendors' stacks, each from its bus up (issue 14) */
+	LAYER_AMD,	    /* AMD: amdgpu bound, /dev/kfd and render nodes, ROCm, HIP builds */
+	LAYER_INTEL,	    /* Intel: i915/xe, render nodes, Level Zero and the compute runtime */
+	LAYER_ASCEND,	    /* Huawei Ascend: the NPU driver, its version, npu-smi */
 	LAYER_COUNT
 };
 
