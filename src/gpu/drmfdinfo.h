@@ -18,8 +18,10 @@
 enum drm_class {
 	DRM_CLASS_COMPUTE = 0, /* amdgpu gfx/compute, i915 render/compute, xe rcs/ccs */
 	DRM_CLASS_COPY,	       /* amdgpu dma/sdma, i915 copy, xe bcs */
-	DRM_CLASS_DEC,	       /* amdgpu dec/jpeg, i915 video, xe vcs */
-	DRM_CLASS_ENC,	       /* amdgpu enc, i915 video-enhance, xe vecs */
+	DRM_CLASS_DEC,	       /* amdgpu dec/jpeg/vcn; Intel's video engines (i915 video, xe
+				  vcs), which encode and decode */
+	DRM_CLASS_ENC,	       /* amdgpu enc (Intel has no engine of its own for it; its video
+				  enhancement engines, video-enhance and vecs, are not counted) */
 	DRM_NCLASSES,
 };
 
