@@ -65,7 +65,7 @@ static void record_extra(void *arg)
 	unsigned i;
 
 	memset(&t, 0, sizeof(t));
-	if (probe_open(&p, &j->sys, PROBE_NVML | PROBE_STATIC, &j->e) == 0 &&
+	if (probe_open(&p, &j->sys, PROBE_NVML | PROBE_OTHER | PROBE_STATIC, &j->e) == 0 &&
 	    j->sys.nvml_lib.loaded && j->sys.nvml_init.v == 0) {
 		probe_topology(p, &j->sys, &t);
 		for (i = 0; i < j->sys.ngpus; i++) {

@@ -198,9 +198,14 @@ void backend_mark_nvidia_only(struct gpu *g)
 
 const char *gpu_vendor_name(const struct gpu *g)
 {
-	if (g->sg && g->sg->be)
-		return g->sg->be->vendor;
-	return "NVIDIA";
+	switch (g->vendor) {
+	case GPU_VENDOR_AMD:
+		return "AMD";
+	case GPU_VENDOR_INTEL:
+		return "Intel";
+	default:
+		return "NVIDIA";
+	}
 }
 
 /* ---- sysfs values --------------------------------------------------------------------------- */

@@ -338,8 +338,8 @@ static void open_fn(void *arg)
 	struct collector *c = oj->c;
 	unsigned gi;
 
-	oj->rc = probe_open(&c->p, &c->sys, PROBE_NVML | PROBE_STATIC, &oj->e);
-	if (oj->rc != 0 || !c->sys.nvml_lib.loaded || c->sys.nvml_init.v != 0)
+	oj->rc = probe_open(&c->p, &c->sys, PROBE_NVML | PROBE_OTHER | PROBE_STATIC, &oj->e);
+	if (oj->rc != 0 || ((!c->sys.nvml_lib.loaded || c->sys.nvml_init.v != 0) && !c->sys.nsysgpus))
 		return;
 	c->gpm = xcalloc(c->sys.ngpus ? c->sys.ngpus : 1, sizeof(*c->gpm));
 	c->gpm_sup = xcalloc(c->sys.ngpus ? c->sys.ngpus : 1, sizeof(*c->gpm_sup));

@@ -172,6 +172,9 @@ struct gpu_system {
 	struct num cuda_count;
 	struct cuda_device *cuda_devs;
 	unsigned ncuda;
+	/* the sysfs backends' GPUs (gpu/backend.h), whose struct gpu follow NVML's */
+	struct sysgpu *sysgpus;
+	unsigned nsysgpus;
 	/* a vendor call that hung, when the watchdog fired: the message, and the call's
 	 * recording key ("nvmlDeviceGetPowerUsage", "cuInit") and GPU (-1: system-wide) */
 	bool hung;

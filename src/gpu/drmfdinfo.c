@@ -240,22 +240,25 @@ static void scan_pid(const char *pid, const char *const *pdevs, size_t npdevs,
 	host_list_free(fds, nfds);
 }
 
-size_t drm_clients_scan(const char *const *pdevs, size_t npdevs, struct drm_client **out,
-			unsigned *unreadable)
+int drm_clients_scan(const char *const *pdevs, size_t npdevs, struct drm_client **out, size_t *n,
+		     unsigned *unreadable)
 {
 	char **pids = NULL;
-	size_t npids = 0, i, n = 0;
+	size_t npids = 0, i;
 	struct drm_client *v = NULL;
+	int rc;
 
 	*out = NULL;
+	*n = 0;
 	if (unreadable)
 		*unreadable = 0;
-	if (host_list("/proc", &pids, &npids) != 0)
-		return 0;
+	rc = host_list("/proc", &pids, &npids);
+	if (rc != 0)
+		return rc;
 	for (i = 0; i < npids; i++)
 		if (is_number(pids[i]))
-			scan_pid(pids[i], pdevs, npdevs, &v, &n, unreadable);
+			scan_pid(pids[i], pdevs, npdevs, &v, n, unreadable);
 	host_list_free(pids, npids);
 	*out = v;
-	return n;
+	return 0;
 }

@@ -12,6 +12,9 @@
 
 int libcheck_nvml(const struct gpu_system *sys, struct err *e)
 {
+	/* other vendors' GPUs are read without NVML: a machine of those alone needs none */
+	if (sys->nsysgpus && (!sys->nvml_lib.loaded || sys->nvml_init.v != 0))
+		return 0;
 	if (!sys->nvml_lib.loaded) {
 		/* the loader keeps the path of a file it opened (a missing symbol) or was told to
 		 * open (an override); else it searched for the soname */

@@ -22,6 +22,7 @@
 #include "../capture/recorder.h"
 #include "../util/util.h"
 #include "../vendor/cuda.h"
+#include "backend.h"
 #include "reason.h"
 
 _Thread_local struct gpu_sample *cur_sample;
@@ -36,6 +37,15 @@ _Static_assert((int)FABRIC_STATE_NOT_STARTED == (int)NVML_GPU_FABRIC_STATE_NOT_S
 	       "fabric states as NVML numbers them");
 
 /* ---- storing answers ---------------------------------------------------------------------- */
+
+void num_nvidia_only(struct num *n)
+{
+	n->st = VAL_NA;
+	n->call = "NVIDIA only";
+	n->lib = LIB_HOST;
+	n->rc = 0;
+	n->reason = REASON_NOT_SUPPORTED;
+}
 
 void nv_state(struct num *n, const char *call, int rc)
 {
@@ -215,7 +225,9 @@ static void open_gpu(struct probe *p, struct gpu_system *sys, unsigned i, unsign
 
 static void sample_gpu(struct probe *p, struct gpu_system *sys, unsigned i, unsigned flags)
 {
-	if (i < p->nhandles && p->handles[i])
+	if (sys->gpus[i].sg)
+		sysfs_sample(&sys->gpus[i], flags, &sys->gpus[i].s);
+	else if (i < p->nhandles && p->handles[i])
 		read_sample(p, &sys->gpus[i], p->handles[i], flags, &sys->gpus[i].s);
 }
 
@@ -287,10 +299,14 @@ int probe_open(struct probe **out, struct gpu_system *sys, unsigned flags, struc
 {
 	struct probe *p = xcalloc(1, sizeof(*p));
 
+	int rc = 0;
+
 	*out = p;
 	if (flags & PROBE_NVML)
-		return nvml_open(p, sys, flags, e);
-	return 0;
+		rc = nvml_open(p, sys, flags, e);
+	if (rc == 0 && (flags & PROBE_OTHER))
+		sysfs_open(sys, flags);
+	return rc;
 }
 
 int probe_sample(struct probe *p, struct gpu_system *sys, unsigned flags, struct err *e)
@@ -298,8 +314,6 @@ int probe_sample(struct probe *p, struct gpu_system *sys, unsigned flags, struct
 	unsigned i;
 
 	(void)e;
-	if (!p->nv_inited)
-		return 0;
 	(void)i;
 	/* long-lived collectors sample on their own threads: one at a time here */
 	for_each_gpu(p, sys, flags, sample_gpu, false);
@@ -308,6 +322,10 @@ int probe_sample(struct probe *p, struct gpu_system *sys, unsigned flags, struct
 
 int probe_sample_gpu(struct probe *p, const struct gpu *g, unsigned flags, struct gpu_sample *out)
 {
+	if (g->sg) {
+		sysfs_sample(g, flags, out);
+		return 0;
+	}
 	if (!p->nv_inited || g->index >= p->nhandles || !p->handles[g->index])
 		return -1;
 	read_sample(p, g, p->handles[g->index], flags, out);
@@ -363,7 +381,7 @@ static void probe_job_run(void *arg)
 	/* cuInit (0.5 s on the H200s) runs beside the NVML queries, not after them */
 	if (j->flags & PROBE_CUDA)
 		cuda_thread = pthread_create(&cuda_tid, NULL, cuda_task_run, &ct) == 0;
-	if (j->flags & PROBE_NVML) {
+	if (j->flags & (PROBE_NVML | PROBE_OTHER)) {
 		j->rc = probe_open(&p, j->sys, j->flags, &j->e);
 		if (j->rc == 0 &&
 		    (j->flags & (PROBE_SAMPLE | PROBE_TABLE | PROBE_ECC | PROBE_PROCS | PROBE_SLOW)))
@@ -414,6 +432,7 @@ void gpu_system_free(struct gpu_system *sys)
 	for (i = 0; i < sys->ngpus; i++)
 		free(sys->gpus[i].s.procs);
 	free(sys->gpus);
+	sysgpu_free(sys->sysgpus, sys->nsysgpus);
 	free(sys->cuda_devs);
 	memset(sys, 0, sizeof(*sys));
 }

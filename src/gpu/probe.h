@@ -29,6 +29,8 @@ enum probe_flags {
 	PROBE_ECC = 1 << 9,	     /* of the health tier, only the volatile uncorrected ECC count */
 	PROBE_TABLE = 1 << 10,	     /* of the fast tier, what `status` shows (no fan, no other
 					clocks, no P-state): each first call costs 1-3 ms on H200 */
+	PROBE_OTHER = 1 << 11,	     /* other vendors' GPUs through sysfs (gpu/backend.h), after
+					NVML's */
 	PROBE_SAMPLE = PROBE_FAST | PROBE_HEALTH,
 	PROBE_ALL = 0x7ff,
 };

@@ -33,6 +33,10 @@ void probe_gpm_open(struct probe *p, const struct gpu *g, struct probe_gpm **out
 	int gi = (int)g->index, rc;
 
 	*out = NULL;
+	if (g->sg) {
+		num_nvidia_only(supported);
+		return;
+	}
 	if (!p->nv_inited || g->index >= p->nhandles || !p->handles[g->index]) {
 		nv_state(supported, "nvmlGpmQueryDeviceSupport", NVML_ERROR_UNINITIALIZED);
 		return;

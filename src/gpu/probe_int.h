@@ -40,6 +40,14 @@ struct probe {
 					  : NVML_ERROR_FUNCTION_NOT_FOUND))
 #define NV(p, gpu, key, fn, ...) NV_ARGS(p, gpu, key, 0, 0, 0, fn, __VA_ARGS__)
 
+/* the sysfs backends' GPUs (probe_sysfs.c): appended after NVML's; one sample, or the fast
+ * groups of mask, handed to the GPU's backend */
+void sysfs_open(struct gpu_system *sys, unsigned flags);
+void sysfs_sample(const struct gpu *g, unsigned flags, struct gpu_sample *s);
+int sysfs_sample_fast(const struct gpu *g, unsigned mask, unsigned *unsup, struct gpu_sample *out);
+/* n is a reading only NVIDIA's driver gives: VAL_NA, "NVIDIA only" */
+void num_nvidia_only(struct num *n);
+
 /* storing answers (probe.c) */
 void nv_state(struct num *n, const char *call, int rc);
 void nv_num(const struct gpu *g, struct num *n, const char *key, int rc, int64_t v);

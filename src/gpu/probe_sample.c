@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include "probe_int.h"
 
+#include "backend.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -489,6 +491,8 @@ void read_sample(struct probe *p, const struct gpu *g, nvml_dev h, unsigned flag
 int probe_sample_fast(struct probe *p, const struct gpu *g, unsigned mask, unsigned *unsup,
 		      struct gpu_sample *out)
 {
+	if (g->sg)
+		return sysfs_sample_fast(g, mask, unsup, out);
 	if (!p->nv_inited || g->index >= p->nhandles || !p->handles[g->index])
 		return -1;
 	cur_sample = out;
@@ -532,6 +536,10 @@ void probe_process_util(struct probe *p, const struct gpu *g, uint64_t last_seen
 
 	*out = NULL;
 	*n = 0;
+	if (g->sg) {
+		num_nvidia_only(status);
+		return;
+	}
 	if (!p->nv_inited || g->index >= p->nhandles || !p->handles[g->index]) {
 		nv_state(status, "nvmlDeviceGetProcessUtilization", NVML_ERROR_UNINITIALIZED);
 		return;
@@ -619,6 +627,10 @@ void probe_util_samples(struct probe *p, const struct gpu *g, uint64_t last_seen
 
 	*out = NULL;
 	*n = 0;
+	if (g->sg) {
+		num_nvidia_only(status);
+		return;
+	}
 	if (!p->nv_inited || g->index >= p->nhandles || !p->handles[g->index]) {
 		nv_state(status, key, NVML_ERROR_UNINITIALIZED);
 		return;
@@ -697,6 +709,11 @@ void probe_field_values(struct probe *p, const struct gpu *g, const unsigned *id
 	int rc;
 
 	memset(out, 0, n * sizeof(*out));
+	if (g->sg) {
+		for (i = 0; i < n; i++)
+			num_nvidia_only(&out[i]);
+		return;
+	}
 	if (!p->nv_inited || g->index >= p->nhandles || !p->handles[g->index]) {
 		for (i = 0; i < n; i++)
 			nv_state(&out[i], "nvmlDeviceGetFieldValues", NVML_ERROR_UNINITIALIZED);
@@ -737,6 +754,11 @@ void probe_pcie_counters(struct probe *p, const struct gpu *g, struct num *out, 
 
 	*narrow = false;
 	memset(out, 0, 2 * sizeof(*out));
+	if (g->sg) {
+		num_nvidia_only(&out[0]);
+		num_nvidia_only(&out[1]);
+		return;
+	}
 	if (!p->nv_inited || g->index >= p->nhandles || !p->handles[g->index]) {
 		for (i = 0; i < 2; i++)
 			nv_state(&out[i], "nvmlDeviceGetFieldValues", NVML_ERROR_UNINITIALIZED);
@@ -784,6 +806,11 @@ void probe_energy(struct probe *p, const struct gpu *g, struct num *energy_mj)
 	unsigned long long ull = 0;
 	int rc;
 
+	if (g->sg) {
+		if (g->sg->be->read_energy)
+			g->sg->be->read_energy(g->sg, energy_mj);
+		return;
+	}
 	if (!p->nv_inited || g->index >= p->nhandles || !p->handles[g->index])
 		return;
 	rc = NV(p, (int)g->index, "nvmlDeviceGetTotalEnergyConsumption",

@@ -83,7 +83,7 @@ static bool table_reading(const struct field *f)
 
 unsigned status_query_probe(const struct status_opts *o)
 {
-	unsigned flags = PROBE_NVML | PROBE_BRIEF | PROBE_TABLE | PROBE_ECC;
+	unsigned flags = PROBE_NVML | PROBE_OTHER | PROBE_BRIEF | PROBE_TABLE | PROBE_ECC;
 
 	if (o->query) {
 		struct field_list fl;
@@ -93,14 +93,14 @@ unsigned status_query_probe(const struct status_opts *o)
 		field_list_parse(o->query, &fl); /* status_query_check has accepted it */
 		for (i = 0; i < fl.n; i++) {
 			if (!table_reading(fl.v[i]))
-				flags = PROBE_NVML | PROBE_STATIC | PROBE_SAMPLE;
+				flags = PROBE_NVML | PROBE_OTHER | PROBE_STATIC | PROBE_SAMPLE;
 			extra |= field_probe_flags(fl.v[i]);
 		}
 		field_list_free(&fl);
 		return flags | extra;
 	}
 	/* the processes and what names their GPU; the serial only when asked */
-	flags = PROBE_NVML | PROBE_BRIEF | PROBE_PROCS;
+	flags = PROBE_NVML | PROBE_OTHER | PROBE_BRIEF | PROBE_PROCS;
 	if (o->apps) {
 		struct app_field_list al;
 		size_t i;

@@ -59,7 +59,7 @@ static const char *gpu_unusable(const struct mon_snapshot *snap, const struct mo
 int status_snap_system(const struct gpu_system *base, const struct mon_snapshot *snap,
 		       unsigned flags, struct gpu_system *sys, char *why, size_t n)
 {
-	const unsigned served = PROBE_NVML | PROBE_STATIC | PROBE_BRIEF | PROBE_FAST | PROBE_TABLE |
+	const unsigned served = PROBE_NVML | PROBE_OTHER | PROBE_STATIC | PROBE_BRIEF | PROBE_FAST | PROBE_TABLE |
 				PROBE_HEALTH | PROBE_ECC | PROBE_PROCS;
 	unsigned gi, groups;
 

@@ -21,8 +21,8 @@ unsigned status_probe_flags(const struct status_opts *o)
 	/* JSON has every field (the process count is two cheap calls); the table needs only
 	 * the brief static facts and its own readings */
 	if (o->json)
-		return PROBE_NVML | PROBE_STATIC | PROBE_SAMPLE | PROBE_PROCS;
-	return PROBE_NVML | PROBE_BRIEF | PROBE_TABLE | PROBE_ECC;
+		return PROBE_NVML | PROBE_OTHER | PROBE_STATIC | PROBE_SAMPLE | PROBE_PROCS;
+	return PROBE_NVML | PROBE_OTHER | PROBE_BRIEF | PROBE_TABLE | PROBE_ECC;
 }
 
 int status_render(const struct gpu_system *sys, struct status_opts *o, struct strbuf *out,
