@@ -109,6 +109,7 @@ struct gpu_sample {
 	/* media engines (encoder, decoder, JPEG, optical flow), where the GPU has them */
 	struct num enc_pct, dec_pct, jpg_pct, ofa_pct;
 	struct num bar1_used_bytes; /* BAR1 aperture in use */
+	struct num gtt_used_bytes;  /* AMD: system memory mapped for the GPU */
 	struct num clock_events; /* CE_* bits active now */
 	/* time spent in each slowdown since the driver loaded, in nanoseconds */
 	struct num ce_sw_power_ns, ce_sync_boost_ns, ce_sw_thermal_ns, ce_hw_thermal_ns,
@@ -124,7 +125,6 @@ struct gpu_sample {
 	struct num nprocs; /* compute + graphics processes */
 	struct gpu_proc *procs;
 	size_t procs_len;
-	struct num gtt_used_bytes; /* AMD: system memory mapped for the GPU */
 	bool lost; /* some call answered "GPU is lost" */
 };
 

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "../util/util.h"
+#include "backend.h"
 #include "probe.h"
 #include "reason.h"
 
@@ -28,6 +29,9 @@ static const struct field fields[] = {
 	{"count", "gpu_count", NULL, FK_SYS_NUM, S(count), 1, 0, 0},
 	{"index", "index", NULL, FK_INDEX, 0, 1, 0, 0},
 	{"name", "name", NULL, FK_TEXT, G(st.name), 1, 0, 0},
+	{"vendor", "vendor", NULL, FK_VENDOR, G(vendor), 1, 0, 0},
+	{"driver", "driver", NULL, FK_TEXT, G(st.driver), 1, 0, 0},
+	{"gfx_target", "gfx_target", NULL, FK_TEXT, G(st.gfx_target), 1, 0, 0},
 	{"serial", "serial", NULL, FK_TEXT, G(st.serial), 1, 0, 0},
 	{"uuid", "uuid", NULL, FK_TEXT, G(st.uuid), 1, 0, 0},
 	{"pci.bus_id", "bus_id", NULL, FK_TEXT, G(st.bus_id), 1, 0, 0},
@@ -52,6 +56,8 @@ static const struct field fields[] = {
 	{"memory.total", "mem_total_bytes", "MiB", FK_NUM, G(st.mem_total_bytes), MIB, 0, 0},
 	{"memory.reserved", "mem_reserved_bytes", "MiB", FK_NUM, G(s.mem_reserved_bytes), MIB, 0, 0},
 	{"memory.used", "mem_used_bytes", "MiB", FK_NUM, G(s.mem_used_bytes), MIB, 0, 0},
+	{"memory.gtt.total", "mem_gtt_total_bytes", "MiB", FK_NUM, G(st.mem_gtt_total_bytes), MIB, 0, 0},
+	{"memory.gtt.used", "gtt_used_bytes", "MiB", FK_NUM, G(s.gtt_used_bytes), MIB, 0, 0},
 	{"memory.free", "mem_free_bytes", "MiB", FK_NUM, G(s.mem_free_bytes), MIB, 0, 0},
 	{"temperature.gpu", "temp_c", NULL, FK_NUM, G(s.temp_c), 1, 0, 0},
 	{"temperature.gpu.tlimit", "temp_margin_c", NULL, FK_NUM, G(s.temp_margin_c), 1, 0, 0},
@@ -74,6 +80,8 @@ static const struct field fields[] = {
 	{"clocks.max.sm", "clock_max_sm_mhz", "MHz", FK_NUM, G(st.clock_max_sm_mhz), 1, 0, 0},
 	{"clocks.max.mem", "clock_max_mem_mhz", "MHz", FK_NUM, G(st.clock_max_mem_mhz), 1, 0, 0},
 	{"clocks.max.video", "clock_max_video_mhz", "MHz", FK_NUM, G(st.clock_max_video_mhz), 1, 0, 0},
+	{"clocks.levels.sm", "clock_levels_sm_mhz", NULL, FK_TEXT, G(st.clock_levels_sm), 1, 0, 0},
+	{"clocks.levels.mem", "clock_levels_mem_mhz", NULL, FK_TEXT, G(st.clock_levels_mem), 1, 0, 0},
 	{"pcie.link.gen.current", "pcie_gen", NULL, FK_NUM, G(s.pcie_gen), 1, 0, 0},
 	{"pcie.link.gen.max", "pcie_gen_max", NULL, FK_NUM, G(st.pcie_gen_max), 1, 0, 0},
 	{"pcie.link.gen.gpumax", "pcie_gen_max_gpu", NULL, FK_NUM, G(st.pcie_gen_max_gpu), 1, 0, 0},
@@ -256,6 +264,11 @@ void field_get(const struct field *f, const struct gpu_system *sys, const struct
 	case FK_SYS_TEXT:
 		t = (const struct text *)((const char *)sys + f->off);
 		/* fall through */
+	case FK_VENDOR:
+		o->st = VAL_OK;
+		o->is_text = true;
+		str_copy(o->text, gpu_vendor_name(g), sizeof(o->text));
+		return;
 	case FK_TEXT:
 		o->st = t->st;
 		o->call = t->call;

@@ -31,6 +31,7 @@ enum field_kind {
 	FK_SYS_NUM,   /* a struct num of struct gpu_system */
 	FK_TIMESTAMP,
 	FK_FABRIC_STATE,
+	FK_VENDOR, /* struct gpu's vendor byte: NVIDIA, AMD, Intel */
 };
 
 struct field {

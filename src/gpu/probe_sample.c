@@ -5,14 +5,13 @@
 #define _GNU_SOURCE
 #include "probe_int.h"
 
-#include "backend.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../capture/recorder.h"
 #include "../util/util.h"
+#include "backend.h"
 #include "reason.h"
 #include "tier.h"
 

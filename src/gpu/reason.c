@@ -7,6 +7,8 @@
  */
 #include "reason.h"
 
+#include <string.h>
+
 #include "../vendor/cuda.h"
 #include "../vendor/nvml.h"
 
@@ -65,11 +67,16 @@ enum val_reason reason_of(unsigned char lib, int rc)
 
 const char *reason_code_name(unsigned char lib, int rc)
 {
+	/* a file read (the sysfs backends): rc is -errno */
+	if (lib == LIB_HOST)
+		return strerror(rc < 0 ? -rc : rc);
 	return lib == LIB_CUDA ? cuda_error_name(rc) : nvml_error_name(rc);
 }
 
 const char *reason_code_meaning(unsigned char lib, int rc)
 {
+	if (lib == LIB_HOST)
+		return strerror(rc < 0 ? -rc : rc);
 	return lib == LIB_CUDA ? cuda_error_meaning(rc) : nvml_error_name(rc);
 }
 

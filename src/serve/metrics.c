@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "../checks/finding.h"
+#include "../gpu/backend.h"
 #include "../gpu/busid.h"
 #include "../util/util.h"
 #include "../version.h"
@@ -365,7 +366,10 @@ static void render_identity(struct render *r)
 		const struct mon_gpu *mg = &r->s->gpus[gi];
 
 		sb_reset(&extra);
-		add_label(&extra, "driver_version", r->s->driver_version);
+		add_label(&extra, "vendor", gpu_vendor_name(&mg->g));
+		/* NVML's driver version is the NVIDIA GPUs'; another vendor's names its driver */
+		add_label(&extra, "driver_version", mg->g.vendor ? "" : r->s->driver_version);
+		add_label(&extra, "driver", mg->g.vendor ? text_or_empty(&mg->g.st.driver) : "nvidia");
 		add_label(&extra, "vbios", text_or_empty(&mg->g.st.vbios));
 		fam_int(&m, r->labels[gi], extra.buf, 1);
 	}

@@ -40,6 +40,8 @@ const struct snapwire_run snapwire_static_runs[] = {
 	RUN(struct gpu_static, brand, numa_node, false, struct num),
 	RUN(struct gpu_static, cpu_affinity, cpu_affinity, true, struct text),
 	RUN(struct gpu_static, multi_gpu_board, ce_supported, false, struct num),
+	RUN(struct gpu_static, driver, clock_levels_mem, true, struct text),
+	RUN(struct gpu_static, mem_gtt_total_bytes, mem_gtt_total_bytes, false, struct num),
 };
 const size_t snapwire_nstatic_runs = ARRAY_SIZE(snapwire_static_runs);
 
@@ -203,6 +205,7 @@ static void w_gpu(struct writer *w, const struct mon_gpu *mg, bool selected)
 	unsigned i;
 
 	w_u32(w, mg->g.index);
+	w_u8(w, mg->g.vendor);
 	w_runs(w, &mg->g.st, snapwire_static_runs, snapwire_nstatic_runs);
 	w_i64(w, mg->g.s.t_ns);
 	w_runs(w, &mg->g.s, snapwire_sample_runs, snapwire_nsample_runs);
@@ -505,6 +508,7 @@ static void r_gpu(struct reader *r, struct mon_gpu *mg)
 	unsigned i, n;
 
 	mg->g.index = r_u32(r);
+	mg->g.vendor = (unsigned char)r_u8(r);
 	r_runs(r, &mg->g.st, snapwire_static_runs, snapwire_nstatic_runs);
 	mg->g.s.t_ns = r_i64(r);
 	r_runs(r, &mg->g.s, snapwire_sample_runs, snapwire_nsample_runs);

@@ -23,7 +23,7 @@
 #include "../gpu/collector.h"
 #include "../util/strbuf.h"
 
-#define SNAPWIRE_VERSION 1
+#define SNAPWIRE_VERSION 2 /* 2: the GPU's vendor and the sysfs backends' fields */
 #define SNAPWIRE_MAX_GPUS 4096
 #define SNAPWIRE_MAX_PROCS (1u << 20)
 

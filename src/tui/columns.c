@@ -106,7 +106,7 @@ bool column_find(const char *name, struct column *out)
 	out->json_div = 1;
 	out->width = (int)strlen(out->name) > 8 ? (int)strlen(out->name) : 8;
 	if (f->kind != FK_SYS_TEXT && f->kind != FK_SYS_NUM && f->kind != FK_TIMESTAMP &&
-	    f->kind != FK_INDEX && f->kind != FK_CC) {
+	    f->kind != FK_INDEX && f->kind != FK_CC && f->kind != FK_VENDOR) {
 		out->need_fast = fast_need(f->off);
 		out->need_slow = is_health(f->off);
 		out->need_procs = f->off == G(s.nprocs);

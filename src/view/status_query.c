@@ -71,9 +71,10 @@ static bool table_reading(const struct field *f)
 
 	switch (f->kind) {
 	case FK_INDEX:
+	case FK_VENDOR:
 	case FK_TIMESTAMP:
 	case FK_SYS_TEXT:
-	case FK_SYS_NUM: return true; /* NVML's session and the clock */
+	case FK_SYS_NUM: return true; /* NVML's session, the clock, the vendor */
 	case FK_CC: return false;
 	default: break;
 	}

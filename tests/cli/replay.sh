@@ -16,9 +16,16 @@ for lib in nvml cuda; do
 		fail "round trip keeps every .$lib answer"
 	fi
 done
+# a path the recording never saw (a newer gpuvet reads more) replays as missing, and is
+# recorded again as missing: those extra entries are allowed, any other difference is not
+jq -S -n --slurpfile a "$BASE" --slurpfile b "$TMP/again.json" '
+	[$b[0].files | to_entries[] | select($a[0].files[.key] == null) |
+	 select((.value | type) != "object" or .value.error != "ENOENT")] | length' >"$TMP/extra"
+if [ "$(cat "$TMP/extra")" = 0 ]; then pass "round trip: files the recording lacks stay missing"; else
+	fail "round trip: files the recording lacks stay missing" "$(cat "$TMP/extra") read back otherwise"; fi
 for part in files env uname; do
 	jq -S ".$part" "$BASE" >"$TMP/a"
-	jq -S ".$part" "$TMP/again.json" >"$TMP/b"
+	jq -S --slurpfile a "$BASE" "if \"$part\" == \"files\" then .files | with_entries(select(\$a[0].files[.key] != null)) else .$part end" "$TMP/again.json" >"$TMP/b"
 	if cmp -s "$TMP/a" "$TMP/b"; then
 		pass "round trip keeps .$part"
 	else

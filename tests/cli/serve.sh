@@ -32,7 +32,7 @@ if start_serve "x2" "$M/x2.json" --doctor-interval 1; then
 	expect_grep "utilisation as a ratio" "^gpuvet_gpu_utilization_ratio\\{$L0\\} (0|0\\.[0-9]+|1)$" "$TMP/m.txt"
 	expect_grep "energy counter in joules" "^gpuvet_energy_joules_total\\{$L0\\} [0-9.]+$" "$TMP/m.txt"
 	expect_line "gpu up" "gpuvet_gpu_up{$L0} 1" "$TMP/m.txt"
-	expect_grep "gpu info" "^gpuvet_gpu_info\\{$L0,driver_version=\"580.159.04\",vbios=\"[^\"]+\"\\} 1$" "$TMP/m.txt"
+	expect_grep "gpu info" "^gpuvet_gpu_info\\{$L0,vendor=\"NVIDIA\",driver_version=\"580.159.04\",driver=\"nvidia\",vbios=\"[^\"]+\"\\} 1$" "$TMP/m.txt"
 	expect_grep "build info" '^gpuvet_build_info\{version="[^"]+",driver_version="580.159.04",nvml_version="[^"]+",cuda_driver_version="[0-9]+\.[0-9]+"\} 1$' "$TMP/m.txt"
 	expect_grep "value ages" "^gpuvet_sample_age_seconds\\{$L0,tier=\"fast\"\\} [0-9.e-]+$" "$TMP/m.txt"
 	expect_grep "own cost" '^process_resident_memory_bytes [0-9]+$' "$TMP/m.txt"
@@ -41,8 +41,9 @@ if start_serve "x2" "$M/x2.json" --doctor-interval 1; then
 	expect_no_grep "no fan on an H200: absent" '^gpuvet_fan_speed_ratio' "$TMP/m.txt"
 	expect_no_grep "no DCGM names unless asked" '^DCGM_FI_' "$TMP/m.txt"
 	expect_no_grep "no per-process series unless asked" '^gpuvet_process_' "$TMP/m.txt"
-	# every series of a GPU has exactly the five labels (and its family's own)
-	bad=$(grep '^gpuvet_[a-z_]*{gpu=' "$TMP/m.txt" | grep -v '^gpuvet_finding' |
+	# every series of a GPU has exactly the five labels (and its family's own; the info
+	# series carries the static facts: vendor, driver version, driver, VBIOS)
+	bad=$(grep '^gpuvet_[a-z_]*{gpu=' "$TMP/m.txt" | grep -v '^gpuvet_finding' | grep -v '^gpuvet_gpu_info' |
 		sed 's/{\(.*\)} .*/ \1/' | awk '{ n = gsub(/="/, "") } n < 5 || n > 7' | head -3)
 	[ -z "$bad" ] && pass "per-GPU labels bounded" || fail "per-GPU labels bounded" "$bad"
 	dups=$(grep -v '^#' "$TMP/m.txt" | sed 's/ [^ ]*$//' | sort | uniq -d | head -3)
