@@ -114,6 +114,18 @@ static const struct finding *named_cause(const struct findings *fs, const struct
 	return NULL;
 }
 
+/* A machine of other vendors' GPUs that never had NVIDIA's: no NVIDIA GPU on the bus, no
+ * NVIDIA module (loaded, or built for the running kernel) and no NVIDIA driver library. There,
+ * "no NVIDIA GPU" and what follows from it are facts, not faults: their layers say so as info
+ * and the machine is judged by its own vendor's layer. */
+bool doctor_other_vendor_only(const struct host_facts *h)
+{
+	const struct module_facts *m = &h->module;
+
+	return h->pci.ngpus == 0 && h->pci.naccel > 0 && !m->loaded_nvidia && !m->proc_version &&
+	       !m->running_has_module && h->libs.libnvml.n == 0 && h->libs.libcuda.n == 0;
+}
+
 void doctor_check(const struct doctor_input *in, struct findings *out)
 {
 	size_t i;
@@ -143,6 +155,15 @@ void doctor_check(const struct doctor_input *in, struct findings *out)
 		if (f->cause == f || (f->cause && f->cause->cause == f))
 			f->cause = NULL;
 	}
+	/* no NVIDIA GPU where none was meant to be: the finding and its echoes are information */
+	if (doctor_other_vendor_only(&in->facts))
+		for (i = 0; i < out->n; i++) {
+			struct finding *f = &out->v[i];
+
+			if (!strcmp(f->def->id, "pci.no_gpu") ||
+			    (f->cause && !strcmp(f->cause->def->id, "pci.no_gpu")))
+				f->sev = SEV_INFO;
+		}
 	/* a cause is as severe as what it breaks: vfio-pci holding every GPU is a warning on its
 	 * own, a failure once it is why nothing above can run */
 	for (i = 0; i < out->n; i++) {

@@ -47,6 +47,9 @@ void doctor_input_free(struct doctor_input *in);
  * cause. */
 void doctor_check(const struct doctor_input *in, struct findings *out);
 
+/* True on a machine of other vendors' GPUs that never had NVIDIA's stack (doctor.c). */
+bool doctor_other_vendor_only(const struct host_facts *h);
+
 /* A number for an evidence line: its value in decimal, or "n/a" when it was not read. The
  * text lives in buf. */
 const char *fact_num(const struct num *n, char *buf, size_t len);

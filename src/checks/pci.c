@@ -157,12 +157,35 @@ static void no_gpu(const struct doctor_input *in, struct findings *out)
 	struct finding *f;
 	int i;
 
+	if (doctor_other_vendor_only(h)) {
+		static const char *const vendors[] = {"", "AMD", "Intel", "Huawei"};
+		const struct accel_dev *a = &h->pci.accel[0];
+
+		/* a failure here so what follows from it folds under it; doctor_check then makes
+		 * it and its echoes information */
+		f = finding_add(out, "pci.no_gpu", SEV_FAIL, -1,
+				"no NVIDIA GPU on the PCI bus, and no NVIDIA driver installed: this "
+				"machine's GPUs are %s's (their layer follows)",
+				vendors[a->kind]);
+		finding_evidence(f, "/sys/bus/pci/devices: no function with vendor 0x10de and class "
+				    "0x0300 or 0x0302");
+		for (i = 0; i < h->pci.naccel && i < 4; i++)
+			finding_evidence(f, "%s: vendor 0x%04x device 0x%04x class 0x%06x, driver %s",
+					 h->pci.accel[i].bdf, h->pci.accel[i].vendor,
+					 h->pci.accel[i].device, h->pci.accel[i].class_code,
+					 h->pci.accel[i].driver[0] ? h->pci.accel[i].driver : "none");
+		return;
+	}
 	f = finding_add(out, "pci.no_gpu", SEV_FAIL, -1, "no NVIDIA GPU is visible on the PCI bus");
 	finding_evidence(f, "/sys/bus/pci/devices: no function with vendor 0x10de and class 0x0300 "
 			    "or 0x0302");
 	for (i = 0; i < h->pci.n && i < 4; i++)
 		finding_evidence(f, "%s: NVIDIA function of class 0x%06x (not a GPU)",
 				 h->pci.devs[i].bdf, h->pci.devs[i].class_code);
+	for (i = 0; i < h->pci.naccel && i < 4; i++)
+		finding_evidence(f, "%s: another vendor's GPU (vendor 0x%04x device 0x%04x), driver %s",
+				 h->pci.accel[i].bdf, h->pci.accel[i].vendor, h->pci.accel[i].device,
+				 h->pci.accel[i].driver[0] ? h->pci.accel[i].driver : "none");
 	if (h->platform.container)
 		finding_fix(f, 0,
 			    "The host of this container shows no NVIDIA GPU either: run doctor on the "
