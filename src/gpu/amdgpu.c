@@ -278,9 +278,12 @@ static struct amd_priv *priv_of(struct sysgpu *sg)
 	return p;
 }
 
+/* edge, else junction; with no label at all (and none unreadable), temp1 as before SOC15 */
 static int main_channel(const struct amd_priv *p)
 {
-	return p->edge ? p->edge : p->junction;
+	if (p->edge || p->junction)
+		return p->edge ? p->edge : p->junction;
+	return p->label_rc || p->mem ? 0 : 1;
 }
 
 /* One channel's file (millidegrees) in degrees; with no such channel, the label read's
@@ -296,7 +299,10 @@ static void temp_file(struct sysgpu *sg, const struct amd_priv *p, int ch, int w
 		return;
 	}
 	f = &temp_files[ch - 1];
-	sysfs_hwmon(sg, which == T_INPUT ? f->input : which == T_CRIT ? f->crit : f->emergency, 1, 1000, out);
+	if (which == T_INPUT)
+		sysfs_hwmon(sg, f->input, 1, 1000, out);
+	else
+		sysfs_hwmon(sg, which == T_CRIT ? f->crit : f->emergency, 1, 1000, out);
 }
 
 static void read_temp_limits(struct sysgpu *sg, struct gpu_static *st)
@@ -307,7 +313,8 @@ static void read_temp_limits(struct sysgpu *sg, struct gpu_static *st)
 	temp_file(sg, p, ch, T_CRIT, "temp1_label", &st->temp_slowdown_c);
 	temp_file(sg, p, ch, T_EMERGENCY, "temp1_label", &st->temp_shutdown_c);
 	/* the hotspot's limit: the one the firmware holds the clocks against */
-	temp_file(sg, p, p->junction ? p->junction : ch, T_CRIT, "temp2_label", &st->temp_gpu_max_c);
+	temp_file(sg, p, p->junction ? p->junction : ch, T_CRIT, "temp2_label",
+		  &st->temp_gpu_max_c);
 	temp_file(sg, p, p->mem, T_CRIT, "temp3_label", &st->temp_mem_max_c);
 }
 
