@@ -331,6 +331,11 @@ void sysfs_pcie_link(const struct sysgpu *sg, struct num *gen, struct num *width
 		rc = host_read_line(path, buf, sizeof(buf));
 		if (rc != 0) {
 			fail(gen, speed_file, rc);
+		} else if (strncmp(buf, "Unknown", 7) == 0) {
+			/* the kernel's word when the link reports no speed (a link that is down,
+			 * a virtual function): no value, but nothing failed either */
+			fail(gen, speed_file, -ENOENT);
+			gen->rc = -ENODATA;
 		} else if ((g = gen_of_speed(buf)) == 0) {
 			fail(gen, speed_file, -EINVAL);
 		} else {

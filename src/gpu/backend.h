@@ -99,7 +99,8 @@ void sysfs_text(const struct sysgpu *sg, const char *rel, struct text *t);
 void sysfs_hwmon(const struct sysgpu *sg, const char *hwrel, int64_t mul, int64_t div,
 		 struct num *n);
 /* PCIe link from the device's current_link_speed/width and max_link_speed/width ("16.0 GT/s
- * PCIe" is generation 4). */
+ * PCIe" is generation 4). A speed of "Unknown" (a link that is down, a virtual function) is
+ * VAL_NA with rc -ENODATA. */
 void sysfs_pcie_link(const struct sysgpu *sg, struct num *gen, struct num *width, bool max);
 
 #endif
