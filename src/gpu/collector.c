@@ -170,6 +170,8 @@ static struct tier_job *job_new(struct collector *c, int kind, unsigned gpu)
 
 		j->work[gi].index = gi;
 		j->work[gi].st = c->sys.gpus[gi].st;
+		j->work[gi].vendor = c->sys.gpus[gi].vendor;
+		j->work[gi].sg = c->sys.gpus[gi].sg;
 		/* carry what the previous job learnt: the samples (without the process list) and
 		 * the NVLink states of the static read */
 		j->work[gi].s = mg->g.s;
@@ -440,6 +442,14 @@ int collector_open(struct collector **out, const struct mon_opts *o, struct err 
 
 		mg->g.index = gi;
 		mg->g.st = g->st;
+		mg->g.vendor = g->vendor;
+		mg->g.sg = g->sg;
+		if (g->sg) {
+			/* another vendor's GPU starts with its readings marked "NVIDIA only" */
+			mg->g.s = g->s;
+			mg->g.s.procs = NULL;
+			mg->g.s.procs_len = 0;
+		}
 		mg->selected = c->selected[gi];
 		memcpy(mg->g.s.nvlink_active, g->s.nvlink_active, sizeof(mg->g.s.nvlink_active));
 		for (l = 0; l < GPU_MAX_LINKS; l++)

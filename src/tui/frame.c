@@ -431,7 +431,10 @@ static void panel_full(struct canvas *cv, int x0, int y, int w, const struct mon
 	l = (struct lb){cv, x0 + 3, y + 4, x0 + w - 1, false};
 	hold_back(s, mg, hint, sizeof(hint), &attr);
 	/* what holds it back comes first: it is the point of the line */
-	if (!hint[0])
+	if (!hint[0] && g->vendor && !num_ok(&g->s.clock_events))
+		/* another vendor's GPU: its driver gives no slowdown reasons to judge by */
+		lb_text(&l, COL_DIM, "slowdown reasons n/a (NVIDIA only)");
+	else if (!hint[0])
 		lb_text(&l, COL_GOOD, "nothing holding it back");
 	else if (!lb_text(&l, attr, hint)) {
 		canvas_put(cv, l.x, l.y, hint, attr, l.xmax - l.x);

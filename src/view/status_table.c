@@ -35,8 +35,13 @@ static void gpu_name(const struct gpu *g, bool short_name, char *out, size_t n)
 		return;
 	}
 	s = g->st.name.s;
+	/* the vendor's word is the first thing a narrow column can spare */
 	if (short_name && str_starts(s, "NVIDIA ") && s[7])
 		s += 7;
+	else if (short_name && str_starts(s, "AMD ") && s[4])
+		s += 4;
+	else if (short_name && str_starts(s, "Intel ") && s[6])
+		s += 6;
 	v = quote_visible(s);
 	str_copy(out, v, n);
 	free(v);

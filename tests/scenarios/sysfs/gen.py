@@ -71,6 +71,40 @@ CPU_NODE = ("cpu_cores_count 96\nsimd_count 0\nmem_banks_count 1\ngfx_target_ver
             "vendor_id 0\ndevice_id 0\nlocation_id 0\ndomain 0\ndrm_render_minor 0\n")
 
 
+def procs(files, plist):
+    """Processes holding DRM files: /proc/PID/fd links to the render node and the fdinfo the
+    driver writes for them (Documentation/gpu/drm-usage-stats.rst), with comm, cmdline and
+    status for the process table."""
+    listing(files, "/proc", [str(p["pid"]) for p in plist] + ["self"])
+    for p in plist:
+        base = "/proc/%d" % p["pid"]
+        files[base + "/comm"] = p["comm"] + "\n"
+        files[base + "/cmdline"] = {"hex": ("\0".join(p["argv"]) + "\0").encode().hex()}
+        files[base + "/status"] = ("Name:\t%s\nState:\tS (sleeping)\nPid:\t%d\nPPid:\t1\n"
+                                   "Uid:\t1000\t1000\t1000\t1000\nGid:\t1000\t1000\t1000\t1000\n"
+                                   % (p["comm"], p["pid"]))
+        # proc(5) stat: state, parent, the times in clock ticks, start time, RSS in pages
+        files[base + "/stat"] = ("%d (%s) S 1 %d %d 0 -1 4194304 51234 0 12 0 %d %d 0 0 20 0 %d 0 "
+                                 "123456 8589934592 262144 18446744073709551615 0 0 0 0 0 0 0 "
+                                 "16781312 1 0 0 17 3 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+                                 % (p["pid"], p["comm"], p["pid"], p["pid"], p["utime"],
+                                    p["stime"], p["threads"]))
+        listing(files, base + "/fd", ["0", "1", "2"] + [str(fd) for fd in p["fds"]])
+        for fd, (node, info) in p["fds"].items():
+            files["%s/fd/%d" % (base, fd)] = {"link": node}
+            files["%s/fdinfo/%d" % (base, fd)] = info
+        for fd in ("0", "1", "2"):
+            files["%s/fd/%s" % (base, fd)] = {"link": "/dev/pts/0"}
+
+
+def amd_fdinfo(pdev, client, vram_kib, gtt_kib, gfx_ns):
+    return ("pos:\t0\nflags:\t02100002\nmnt_id:\t26\nino:\t1121\ndrm-driver:\tamdgpu\n"
+            "drm-client-id:\t%d\ndrm-pdev:\t%s\npasid:\t32770\n"
+            "drm-memory-vram:\t%d KiB\ndrm-memory-gtt: \t%d KiB\ndrm-memory-cpu: \t0 KiB\n"
+            "drm-engine-gfx:\t%d ns\ndrm-engine-compute:\t0 ns\n"
+            % (client, pdev, vram_kib, gtt_kib, gfx_ns))
+
+
 def recording(description, files):
     return {
         "gpuvet_recording": 1,
@@ -139,6 +173,16 @@ def mi300x():
     kfd(files, [CPU_NODE,
                 props(90402, 4098, 0x74a1, 0x0c00, 0, 128),
                 props(90402, 4098, 0x74a1, 0x2200, 0, 129)])
+    # one training process on both GPUs (a client each), one on GPU 0 alone
+    procs(files, [
+        {"pid": 4242, "comm": "python3", "argv": ["python3", "train.py"], "utime": 91200,
+         "stime": 4100, "threads": 24,
+         "fds": {5: ("/dev/dri/renderD128", amd_fdinfo("0000:0c:00.0", 7, 1048576, 2048, 91234567890)),
+                 6: ("/dev/dri/renderD129", amd_fdinfo("0000:22:00.0", 8, 2097152, 2048, 1234567))}},
+        {"pid": 5151, "comm": "rocm-smi", "argv": ["python3", "/opt/rocm/bin/rocm-smi"],
+         "utime": 30, "stime": 12, "threads": 1,
+         "fds": {3: ("/dev/dri/renderD128", amd_fdinfo("0000:0c:00.0", 9, 4096, 0, 0))}},
+    ])
     return recording("constructed: 2 AMD Instinct MI300X (amdgpu, KFD gfx942), no edge sensor "
                      "(temperature from the junction), RAS counters with corrected errors on "
                      "both and one uncorrected UMC error on GPU 1; no NVIDIA library", files)
