@@ -65,8 +65,17 @@ static void record_extra(void *arg)
 	unsigned i;
 
 	memset(&t, 0, sizeof(t));
-	if (probe_open(&p, &j->sys, PROBE_NVML | PROBE_OTHER | PROBE_STATIC, &j->e) == 0 &&
-	    j->sys.nvml_lib.loaded && j->sys.nvml_init.v == 0) {
+	if (probe_open(&p, &j->sys, PROBE_NVML | PROBE_OTHER | PROBE_STATIC | PROBE_STATIC_SLOW,
+		       &j->e) != 0) {
+		probe_close(p);
+		return;
+	}
+	/* other vendors' GPUs (doctor reads none): every tier, so that their files are kept */
+	for (i = 0; i < j->sys.ngpus; i++)
+		if (j->sys.gpus[i].sg)
+			probe_sample_gpu(p, &j->sys.gpus[i],
+					 PROBE_SAMPLE | PROBE_PROCS | PROBE_SLOW, &j->sys.gpus[i].s);
+	if (j->sys.nvml_lib.loaded && j->sys.nvml_init.v == 0) {
 		probe_topology(p, &j->sys, &t);
 		for (i = 0; i < j->sys.ngpus; i++) {
 			struct proc_util_sample *samples = NULL;

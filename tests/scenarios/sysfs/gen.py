@@ -30,6 +30,10 @@ def gpu(files, card, pci, ids, dev, hwmon, ras=None, render=None):
     """One amdgpu card: the class link, its device folder (pci: the resolved path), the files
     of dev (name -> content or {"error": ...}), its hwmon folder and RAS counters."""
     bdf = posixpath.basename(pci)
+    # on the PCI bus too, where doctor looks first
+    bus = files.setdefault("/sys/bus/pci/devices", {"dir": []})
+    bus["dir"] = sorted(set(bus["dir"]) | {bdf})
+    link(files, "/sys/bus/pci/devices/" + bdf, pci)
     link(files, "/sys/class/drm/" + card, pci + "/drm/" + card)
     link(files, pci + "/drm/" + card + "/device", pci)
     listing(files, pci + "/drm", [card] + ([render] if render else []))
