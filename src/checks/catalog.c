@@ -13,12 +13,12 @@
 /* defined in checks/<name>.c */
 extern const struct check check_platform, check_pci, check_module, check_devices, check_libraries,
     check_nvml, check_cuda, check_health, check_kernel_log, check_fabric, check_toolkit,
-    check_framework, check_env;
+    check_opencl, check_framework, check_env;
 
 const struct check *const doctor_checks[] = {
     &check_platform, &check_pci,       &check_module, &check_devices,    &check_libraries,
     &check_nvml,     &check_cuda,      &check_health, &check_kernel_log, &check_fabric,
-    &check_toolkit,  &check_framework, &check_env,
+    &check_toolkit,  &check_opencl,    &check_framework, &check_env,
 };
 const size_t doctor_nchecks = ARRAY_SIZE(doctor_checks);
 
