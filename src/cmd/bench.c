@@ -123,8 +123,14 @@ static int list_benches(void)
 	int f;
 
 	for (f = 0; f < bench_nfamilies; f++)
-		printf("%-10s %s\n", bench_families[f]->name, bench_families[f]->summary);
+		if (!bench_families[f]->opencl)
+			printf("%-10s %s\n", bench_families[f]->name, bench_families[f]->summary);
 	printf("%-10s %s\n", "all", "every benchmark above, in this order");
+	/* after a blank line: not part of "all" (scripts read the list up to the blank line) */
+	printf("\non OpenCL devices (cl:N), when named:\n");
+	for (f = 0; f < bench_nfamilies; f++)
+		if (bench_families[f]->opencl)
+			printf("%-10s %s\n", bench_families[f]->name, bench_families[f]->summary);
 	if (bench_kernels_override())
 		printf("\nkernels: from GPUVET_BENCH_KERNELS=%s\n", bench_kernels_override());
 	else if (gpuvet_kernels_size)
