@@ -7,6 +7,7 @@
 #
 # NVIDIA's OpenCL ICD (/etc/OpenCL/vendors/nvidia.icd naming libnvidia-opencl.so.1) comes with
 # the driver's compute part, but the ICD loader libOpenCL.so.1 may be missing from the image:
+# (an ICD not registered in /etc/OpenCL/vendors is added through OCL_ICD_VENDORS, below);
 # then doctor must say opencl.no_loader and bench must stop with exit 5 and its hint, which is
 # checked instead (SKIP for the measurements). Needs python3 (no jq there). Writes into $OUT (a
 # temporary folder when unset): doctor.json, cl.json, cl.txt, cuda.json, compare.txt. Under a
@@ -23,6 +24,16 @@ sk() { echo "SKIP $1: $2"; skip=$((skip + 1)); }
 js() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
 echo "ICD files:"; ls -l /etc/OpenCL/vendors/ 2>&1; cat /etc/OpenCL/vendors/*.icd 2>/dev/null
+# The H200 image (seen 2025-12) has libnvidia-opencl.so.1 from the driver but registers only
+# PoCL in /etc/OpenCL/vendors: NVIDIA's platform is then invisible. ocl-icd reads the folder
+# OCL_ICD_VENDORS names instead: one with the ICDs there plus NVIDIA's.
+if ! grep -qs libnvidia-opencl /etc/OpenCL/vendors/*.icd && ldconfig -p | grep -q libnvidia-opencl.so.1; then
+	mkdir -p "$OUT/vendors"
+	cp /etc/OpenCL/vendors/*.icd "$OUT/vendors/" 2>/dev/null
+	echo libnvidia-opencl.so.1 >"$OUT/vendors/nvidia.icd"
+	export OCL_ICD_VENDORS="$OUT/vendors"
+	echo "NVIDIA's ICD is not registered: OCL_ICD_VENDORS=$OUT/vendors (doctor's ICD list still shows /etc/OpenCL/vendors)"
+fi
 timeout 60 "$G" doctor --json >"$OUT/doctor.json"; rc=$?
 [ "$rc" -le 2 ] && ok "doctor ends (exit $rc)" || ko "doctor ends" "exit $rc"
 js "$OUT/doctor.json" "'\n'.join('%s %s: %s | %s' % (f['severity'], f['id'], f['summary'], ' / '.join(f['evidence'])) for f in d['findings'] if f['id'].startswith('opencl.'))"
