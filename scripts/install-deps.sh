@@ -21,7 +21,8 @@ if command -v apt-get >/dev/null 2>&1; then
 	$SUDO apt-get install -y -qq --no-install-recommends \
 		build-essential clang libclang-rt-dev libjansson-dev libncurses-dev \
 		libsqlite3-dev jq tmux ca-certificates groff-base man-db sqlite3 \
-		libmicrohttpd-dev libgnutls28-dev libyaml-dev libcrypt-dev curl openssl slurm-wlm munge >/dev/null
+		libmicrohttpd-dev libgnutls28-dev libyaml-dev libcrypt-dev curl openssl slurm-wlm munge \
+		pocl-opencl-icd ocl-icd-libopencl1 clinfo >/dev/null
 	# contrib's checks (tests/cli/contrib.sh): promtool, systemd-analyze, a venv for
 	# kubernetes-validate (below); serve's tests use prometheus too
 	$SUDO apt-get install -y -qq --no-install-recommends prometheus python3-venv systemd >/dev/null
@@ -29,7 +30,8 @@ elif command -v dnf >/dev/null 2>&1; then
 	$SUDO dnf install -y -q gcc make clang compiler-rt jansson-devel ncurses-devel \
 		sqlite-devel sqlite jq tmux groff-base man-db \
 		libmicrohttpd-devel gnutls-devel libyaml-devel libxcrypt-devel curl openssl \
-		golang-github-prometheus slurm slurm-slurmd slurm-slurmctld munge
+		golang-github-prometheus slurm slurm-slurmd slurm-slurmctld munge \
+		pocl ocl-icd clinfo
 else
 	echo "install-deps: no apt-get or dnf; install by hand: a C11 compiler, make, jansson," \
 	     "ncurses, libmicrohttpd, libyaml and libcrypt development files, jq, tmux, curl, openssl and prometheus" >&2

@@ -1,6 +1,7 @@
 /*
  * bench.h: the benchmark layer behind `gpuvet bench`: results, the per-GPU harness and the
- * families (one file each: launch.c, memory.c, transfer.c, p2p.c, gemm.c, fit.c, allreduce.c),
+ * families (one file each: launch.c, memory.c, transfer.c, p2p.c, gemm.c, fit.c, allreduce.c;
+ * cl.c's two on OpenCL devices),
  * each described by its struct bench_family and listed once, in run order, in family.c.
  *
  * To add a benchmark you touch:
@@ -83,6 +84,8 @@ struct bench_family {
 				 * through "all", it notes a skip */
 	int min_gpus;           /* the fewest GPUs it can measure: with fewer selected its
 				 * libraries are not loaded and its run notes a skip */
+	bool opencl;            /* measures OpenCL devices (cl.c), not CUDA GPUs: needs neither
+				 * the CUDA driver nor gpuvet's kernels; "all" leaves it out */
 	int size_buffers;       /* device buffers of --size it holds on one GPU at once (0: none);
 				 * a --size that does not fit is refused before anything runs */
 
@@ -202,6 +205,7 @@ struct bench_opts {
 	uint64_t size_bytes; /* buffer of memory, transfer, p2p; 0 = default */
 	double budget_s;     /* per measurement; 0 = default */
 	bool quick;
+	uint64_t cl_devices; /* -i cl:N: bit N selects OpenCL device N; 0 = every one */
 };
 
 #define BENCH_DEFAULT_SIZE   (1ull << 30)
@@ -275,7 +279,10 @@ int bench_setup_driver(struct bench_env *env, struct err *e);
 int bench_setup_libs(struct bench_env *env, int ngpus, struct err *e);
 void bench_teardown(struct bench_env *env);
 struct json_t;
-/* Add cuda_driver, cuda_library, cublaslt(_library), nccl(_library) to the object v. */
+/* The OpenCL ICD loader's file once cl.c's benchmarks have loaded it, else NULL. */
+const char *bench_cl_library(void);
+/* Add cuda_driver, cuda_library, cublaslt(_library), nccl(_library), opencl_library to the
+ * object v. */
 void bench_versions_json(const struct bench_env *env, struct json_t *v);
 
 /* ---- the harness (gpu.c) ----------------------------------------------------------------- */

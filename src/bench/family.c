@@ -12,12 +12,14 @@
 
 /* defined in launch.c, memory.c, ... */
 extern const struct bench_family family_launch, family_memory, family_transfer, family_p2p,
-    family_gemm, family_allreduce, family_fit;
+    family_gemm, family_allreduce, family_fit, family_cl_memory, family_cl_compute;
 
 /* the run order: fit last, the longest, and what the other figures explain */
 const struct bench_family *const bench_families[] = {
     &family_launch, &family_memory,    &family_transfer, &family_p2p,
     &family_gemm,   &family_allreduce, &family_fit,
+    /* on OpenCL devices, when named: "all" is the CUDA ones (cl.c) */
+    &family_cl_memory, &family_cl_compute,
 };
 const int bench_nfamilies = (int)ARRAY_SIZE(bench_families);
 

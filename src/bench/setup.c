@@ -271,6 +271,8 @@ void bench_versions_json(const struct bench_env *env, json_t *v)
 		json_object_set_new(v, "nccl", json_string(buf));
 		json_object_set_new(v, "nccl_library", json_string(env->nccl->lib.path));
 	}
+	if (bench_cl_library())
+		json_object_set_new(v, "opencl_library", json_string(bench_cl_library()));
 }
 
 void bench_gpu_local_cpus(struct bench_gpu *g)

@@ -13,12 +13,13 @@
 /* defined in checks/<name>.c */
 extern const struct check check_platform, check_pci, check_module, check_devices, check_libraries,
     check_nvml, check_cuda, check_health, check_kernel_log, check_fabric, check_toolkit,
-    check_framework, check_env, check_amd, check_oneapi, check_ascend;
+    check_opencl, check_framework, check_env, check_amd, check_oneapi, check_ascend;
 
 const struct check *const doctor_checks[] = {
     &check_platform, &check_pci,       &check_module, &check_devices,    &check_libraries,
     &check_nvml,     &check_cuda,      &check_health, &check_kernel_log, &check_fabric,
-    &check_toolkit,  &check_framework, &check_env, &check_amd, &check_oneapi, &check_ascend,
+    &check_toolkit,  &check_opencl,    &check_framework, &check_env, &check_amd, &check_oneapi,
+    &check_ascend,
 };
 const size_t doctor_nchecks = ARRAY_SIZE(doctor_checks);
 

@@ -45,6 +45,9 @@ int doctor_collect(struct doctor_input *in, unsigned probe_flags, struct err *e)
 		str_copy(in->sys.hang_msg, pe.msg, sizeof(in->sys.hang_msg));
 	}
 	in->probe_ns = now_ns() - t0;
+	/* after the probe: an NVIDIA OpenCL ICD initialises the driver NVML and CUDA were asked
+	 * about first */
+	cl_collect(&in->cl);
 	/* the probe reads sysfs too (topology, NUMA): its stalls count */
 	stalls_collect(&in->facts.stalls, &in->facts.pci);
 	(void)e;

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "../gpu/device.h"
+#include "../gpu/opencl.h"
 #include "../host/facts.h"
 #include "../util/err.h"
 #include "finding.h"
@@ -31,6 +32,7 @@
 struct doctor_input {
 	struct host_facts facts;
 	struct gpu_system sys;
+	struct cl_facts cl; /* OpenCL's ICDs and platforms (gpu/opencl.h), after the probe */
 	int64_t facts_ns, probe_ns; /* time spent on each phase */
 };
 

@@ -48,10 +48,12 @@ static const char usage[] =
 	"\n"
 	"Measure what each part of this machine delivers, as a share of what the hardware should,\n"
 	"and where the CPU is still faster. BENCH is one or more of the benchmarks --list names,\n"
-	"or all (the default). Every result is verified.\n"
+	"or all (the default: every CUDA one; cl-memory and cl-compute run on every OpenCL\n"
+	"device, PoCL's CPU included, when named). Every result is verified.\n"
 	"\n"
 	"options:\n"
-	"  -i, --id IDS         only these GPUs: index, UUID or PCI bus id (comma-separated)\n"
+	"  -i, --id IDS         only these GPUs: index, UUID or PCI bus id (comma-separated);\n"
+	"                       cl:N (cl:0,cl:2) the OpenCL devices of cl-memory and cl-compute\n"
 	"  --size SIZE          buffer size of memory, transfer and p2p (default 1G; K/M/G suffixes)\n"
 	"  --time-budget SEC    time per measurement (default 0.25; --quick: 0.06)\n"
 	"  --quick              fewer sizes and shorter measurements: a smoke test\n"
@@ -71,6 +73,7 @@ static const char usage[] =
 	"kernels or library, 130 interrupted (the results so far are still printed)\n";
 
 struct bench_cli {
+	uint64_t cl_devices; /* -i cl:N */
 	unsigned families;
 	unsigned named; /* named on the command line (not through "all") */
 	const char *ids;
@@ -120,8 +123,14 @@ static int list_benches(void)
 	int f;
 
 	for (f = 0; f < bench_nfamilies; f++)
-		printf("%-10s %s\n", bench_families[f]->name, bench_families[f]->summary);
+		if (!bench_families[f]->opencl)
+			printf("%-10s %s\n", bench_families[f]->name, bench_families[f]->summary);
 	printf("%-10s %s\n", "all", "every benchmark above, in this order");
+	/* after a blank line: not part of "all" (scripts read the list up to the blank line) */
+	printf("\non OpenCL devices (cl:N), when named:\n");
+	for (f = 0; f < bench_nfamilies; f++)
+		if (bench_families[f]->opencl)
+			printf("%-10s %s\n", bench_families[f]->name, bench_families[f]->summary);
 	if (bench_kernels_override())
 		printf("\nkernels: from GPUVET_BENCH_KERNELS=%s\n", bench_kernels_override());
 	else if (gpuvet_kernels_size)
@@ -287,6 +296,39 @@ static int load_result(const struct bench_cli *o)
 
 /* ---- options ----------------------------------------------------------------------------- */
 
+/* "all": the CUDA benchmarks; the OpenCL ones (bench/cl.c) run when named */
+static unsigned all_families(void)
+{
+	unsigned m = 0;
+	int f;
+
+	for (f = 0; f < bench_nfamilies; f++)
+		if (!bench_families[f]->opencl)
+			m |= 1u << f;
+	return m;
+}
+
+/* -i cl:N[,cl:M...] (or cl:N,M): the OpenCL devices; -1 on junk */
+static int parse_cl_ids(const char *s, uint64_t *out)
+{
+	*out = 0;
+	while (*s) {
+		char *end = NULL;
+		unsigned long n;
+
+		if (strncmp(s, "cl:", 3) == 0)
+			s += 3;
+		if (*s < '0' || *s > '9')
+			return -1;
+		n = strtoul(s, &end, 10);
+		if (n >= 64 || (*end && *end != ','))
+			return -1;
+		*out |= 1ull << n;
+		s = *end ? end + 1 : end;
+	}
+	return *out ? 0 : -1;
+}
+
 static int parse(int argc, char **argv, struct bench_cli *o)
 {
 	static const struct option opts[] = {
@@ -316,6 +358,15 @@ static int parse(int argc, char **argv, struct bench_cli *o)
 		switch (opt) {
 		case 'i': {
 			struct err e;
+
+			if (strncmp(optarg, "cl:", 3) == 0) {
+				if (parse_cl_ids(optarg, &o->cl_devices) != 0)
+					return cmd_usage_error(&cmd_bench,
+							       "bad -i '%s': OpenCL devices are "
+							       "cl:N, comma-separated",
+							       optarg);
+				break;
+			}
 
 			/* a malformed list is a usage error before a GPU is asked */
 			err_clear(&e);
@@ -359,7 +410,7 @@ static int parse(int argc, char **argv, struct bench_cli *o)
 		int f;
 
 		if (!strcasecmp(argv[i], "all")) {
-			o->families = (1u << bench_nfamilies) - 1;
+			o->families |= all_families();
 			continue;
 		}
 		f = bench_family_find(argv[i]);
@@ -372,7 +423,10 @@ static int parse(int argc, char **argv, struct bench_cli *o)
 		o->named |= 1u << f;
 	}
 	if (!o->families)
-		o->families = (1u << bench_nfamilies) - 1;
+		o->families = all_families();
+	if (o->cl_devices && (o->families & all_families()))
+		return cmd_usage_error(&cmd_bench, "-i cl:N names OpenCL devices: name only the "
+						   "OpenCL benchmarks (cl-memory, cl-compute)");
 	if (o->load && optind < argc)
 		return cmd_usage_error(&cmd_bench,
 				       "--load shows a stored result: name no benchmark");
@@ -451,7 +505,7 @@ static int run_bench(int argc, char **argv)
 	void *image_owned = NULL;
 	double t0 = wall_time();
 	struct bench_ranks ranks;
-	bool multi = false;
+	bool multi = false, cl_only;
 
 	err_clear(&e);
 	memset(&sys, 0, sizeof(sys));
@@ -470,6 +524,8 @@ static int run_bench(int argc, char **argv)
 		return rc;
 	}
 
+	/* only OpenCL benchmarks: no CUDA driver, kernels or GPU needed (bench/cl.c) */
+	cl_only = (o.families & all_families()) == 0;
 	/* the page is written after the run: a path it cannot go to fails now, not minutes later */
 	if (o.html && file_check_writable(o.html, &e) != 0) {
 		json_decref(errors);
@@ -548,6 +604,10 @@ static int run_bench(int argc, char **argv)
 		rc = cmd_report_error(&e);
 		goto out_early;
 	}
+	if (cl_only) {
+		nsel = 0;
+		goto setup;
+	}
 	env.image =
 	    bench_kernels_image(gpuvet_kernels_size ? gpuvet_kernels : NULL, &image_owned, &e);
 	if (!env.image && e.msg[0]) {
@@ -592,6 +652,10 @@ static int run_bench(int argc, char **argv)
 		rc = cmd_report_error(&e);
 		goto out_early;
 	}
+setup:
+	env.opt.families = o.families;
+	env.opt.named = o.named;
+	env.opt.cl_devices = o.cl_devices;
 
 	/* the environment of the run */
 	env.opt.size_bytes = o.size;

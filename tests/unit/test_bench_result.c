@@ -100,11 +100,20 @@ static void family_names_unique(void)
 /* Each descriptor says all it must: the run, the texts, what it needs and how it is shown. */
 static void family_table(void)
 {
-	int i;
+	int i, last_cuda = -1;
 
 	CHECK(bench_nfamilies >= 7 && bench_nfamilies <= 32);
-	/* fit runs last: what the other figures explain */
-	CHECK_STR(bench_families[bench_nfamilies - 1]->name, "fit");
+	/* the OpenCL ones (cl.c) come after every CUDA one; fit runs last of those: what the
+	 * other figures explain */
+	for (i = 0; i < bench_nfamilies; i++)
+		if (!bench_families[i]->opencl)
+			last_cuda = i;
+		else
+			CHECK(last_cuda == i - 1 || bench_families[i - 1]->opencl);
+	CHECK(last_cuda >= 0);
+	CHECK_STR(bench_families[last_cuda]->name, "fit");
+	CHECK(fam("cl-memory") && fam("cl-memory")->opencl && fam("cl-compute") &&
+	      fam("cl-compute")->opencl);
 	for (i = 0; i < bench_nfamilies; i++) {
 		const struct bench_family *f = bench_families[i];
 		size_t k;
@@ -112,9 +121,12 @@ static void family_table(void)
 		CHECK(f->name && f->summary && f->title && f->run);
 		for (k = 0; f->name[k]; k++)
 			CHECK((f->name[k] >= 'a' && f->name[k] <= 'z') ||
-			      (f->name[k] >= '0' && f->name[k] <= '9'));
+			      (f->name[k] >= '0' && f->name[k] <= '9') ||
+			      (f->name[k] == '-' && k > 0 && f->name[k + 1]));
 		CHECK(strlen(f->name) <= 10); /* --list's column */
-		CHECK(f->min_gpus >= 1 && f->size_buffers >= 0);
+		/* an OpenCL benchmark needs no CUDA GPU (its devices are cl:N) */
+		CHECK(f->min_gpus >= (f->opencl ? 0 : 1) && f->size_buffers >= 0);
+		CHECK(!f->opencl || (f->libs == 0 && f->size_buffers == 0));
 		CHECK((f->libs_required & ~f->libs) == 0);
 		CHECK(!f->size_tables || (f->size_columns && f->size_columns[0].series));
 		CHECK(!(f->size_tables && f->matrices)); /* tables replace the rows */

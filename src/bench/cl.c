@@ -1,0 +1,495 @@
+/*
+ * cl.c: the OpenCL benchmarks (issue 14), cl-memory and cl-compute, on every OpenCL device the
+ * ICD loader offers (PoCL on the CPU, NVIDIA's ICD on its GPUs, ...) or on those -i cl:N names.
+ * They need neither the CUDA driver nor gpuvet's CUDA kernels: their kernels are OpenCL C source
+ * strings below, compiled at run time by each platform. Timed with bench_time on the host clock
+ * (a batch of kernels, then clFinish), verified after the timed region like the CUDA families:
+ *
+ *   cl-memory   a copy kernel (uint4 per work-item) between two device buffers; the rate is the
+ *               bytes copied per second (the memory moves twice that: a read and a write);
+ *               verified by reading the destination back and checking gpuvet's pattern in every
+ *               word.
+ *   cl-compute  four independent chains of fma per work-item; rate in GFLOP/s (2 per fma);
+ *               verified against the same fmaf chains on the CPU for 4096 work-items spread
+ *               over the buffer (fma is correctly rounded on both sides, so they agree exactly;
+ *               a relative 1e-5 is allowed for devices that flush denormals).
+ *
+ * The ICD loader is opened once and stays loaded (some ICDs do not survive being unloaded).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/util.h"
+#include "../vendor/opencl.h"
+#include "bench.h"
+
+static int run_cl_memory(struct bench_env *env, struct err *e);
+static int run_cl_compute(struct bench_env *env, struct err *e);
+
+const struct bench_family family_cl_memory = {
+    .name = "cl-memory",
+    .aliases = "clmem",
+    .summary = "OpenCL: device copy bandwidth, a copy kernel on every OpenCL device",
+    .title = "OpenCL device memory (copy kernel)",
+    .run = run_cl_memory,
+    .opencl = true,
+    .table_note = "OpenCL devices, numbered cl:N: GPU N in the rows below is cl:N",
+};
+
+const struct bench_family family_cl_compute = {
+    .name = "cl-compute",
+    .aliases = "clfma",
+    .summary = "OpenCL: FP32 FMA throughput on every OpenCL device, checked against the CPU",
+    .title = "OpenCL FP32 compute (fma chains)",
+    .run = run_cl_compute,
+    .opencl = true,
+    .table_note = "OpenCL devices, numbered cl:N: GPU N in the rows below is cl:N",
+};
+
+static const char cl_source[] =
+    "__kernel void gv_cl_copy(__global const uint4 *src, __global uint4 *dst)\n"
+    "{\n"
+    "\tsize_t i = get_global_id(0);\n"
+    "\tdst[i] = src[i];\n"
+    "}\n"
+    "__kernel void gv_cl_fma(__global float *x, float a, float b, int iters)\n"
+    "{\n"
+    "\tsize_t i = get_global_id(0);\n"
+    "\tfloat v0 = x[i], v1 = v0 + 1.0f, v2 = v0 + 2.0f, v3 = v0 + 3.0f;\n"
+    "\tfor (int k = 0; k < iters; k++) {\n"
+    "\t\tv0 = fma(v0, a, b);\n"
+    "\t\tv1 = fma(v1, a, b);\n"
+    "\t\tv2 = fma(v2, a, b);\n"
+    "\t\tv3 = fma(v3, a, b);\n"
+    "\t}\n"
+    "\tx[i] = ((v0 + v1) + v2) + v3;\n"
+    "}\n";
+
+static struct opencl_lib cl_lib;
+static bool cl_loaded;
+
+struct cl_dev {
+	int number; /* N of cl:N: devices of every platform, in the loader's order */
+	cl_device id;
+	char name[128], platform[128];
+	bool is_cpu;
+	uint64_t mem_bytes, max_alloc_bytes;
+	cl_context ctx;
+	cl_queue q;
+	cl_program prog;
+};
+
+static int cl_fail(int32_t rc, const char *call, const struct cl_dev *d, struct err *e)
+{
+	return err_set(e, EXIT_ERROR, "%s on cl:%d (%s): %s (%d)", call, d->number, d->name,
+		       opencl_error_name(rc), (int)rc);
+}
+
+/* The loader, once per process; -1 with e (EXIT_UNAVAILABLE) when there is none. */
+static int cl_load(struct err *e)
+{
+	if (cl_loaded)
+		return 0;
+	if (opencl_load(&cl_lib, e) != 0)
+		return -1;
+	cl_loaded = true;
+	return 0;
+}
+
+static void cl_close(struct cl_dev *d)
+{
+	const struct opencl_api *cl = &cl_lib.api;
+
+	if (d->prog)
+		cl->ReleaseProgram(d->prog);
+	if (d->q)
+		cl->ReleaseCommandQueue(d->q);
+	if (d->ctx)
+		cl->ReleaseContext(d->ctx);
+	d->prog = NULL;
+	d->q = NULL;
+	d->ctx = NULL;
+}
+
+/* A context, a queue and the program built for d. */
+static int cl_open(struct cl_dev *d, struct err *e)
+{
+	const struct opencl_api *cl = &cl_lib.api;
+	const char *src = cl_source;
+	int32_t rc = 0;
+
+	d->ctx = cl->CreateContext(NULL, 1, &d->id, NULL, NULL, &rc);
+	if (!d->ctx)
+		return cl_fail(rc, "clCreateContext", d, e);
+	d->q = cl->CreateCommandQueue(d->ctx, d->id, 0, &rc);
+	if (!d->q)
+		return cl_fail(rc, "clCreateCommandQueue", d, e);
+	d->prog = cl->CreateProgramWithSource(d->ctx, 1, &src, NULL, &rc);
+	if (!d->prog)
+		return cl_fail(rc, "clCreateProgramWithSource", d, e);
+	rc = cl->BuildProgram(d->prog, 1, &d->id, "", NULL, NULL);
+	if (rc != CL_SUCCESS) {
+		char log[240] = "";
+
+		cl->GetProgramBuildInfo(d->prog, d->id, CL_PROGRAM_BUILD_LOG, sizeof(log), log,
+					NULL);
+		log[sizeof(log) - 1] = '\0';
+		for (char *c = log; *c; c++)
+			if (*c == '\n')
+				*c = ' ';
+		return err_set(e, EXIT_ERROR, "clBuildProgram on cl:%d (%s): %s (%d): %s",
+			       d->number, d->name, opencl_error_name(rc), (int)rc, log);
+	}
+	return 0;
+}
+
+/* Is cl:n selected (env->opt.cl_devices: none set means every device)? */
+static bool selected(const struct bench_env *env, int n)
+{
+	return env->opt.cl_devices == 0 || (n < 64 && (env->opt.cl_devices >> n) & 1);
+}
+
+/* Run measure on every selected OpenCL device, each opened and closed around it. */
+static int each_device(struct bench_env *env, const struct bench_family *fam,
+		       int (*measure)(struct bench_env *, const struct bench_family *,
+				      struct cl_dev *, struct err *),
+		       struct err *e)
+{
+	const struct opencl_api *cl;
+	cl_platform ps[8];
+	uint32_t np = 0, p;
+	int number = 0, ran = 0, rc = 0;
+	int32_t prc;
+
+	if (cl_load(e) != 0)
+		return -1;
+	cl = &cl_lib.api;
+	prc = cl->GetPlatformIDs(8, ps, &np);
+	if (prc != CL_SUCCESS || np == 0) {
+		err_set(e, EXIT_UNAVAILABLE, "no OpenCL platform: clGetPlatformIDs: %s (%d)",
+			opencl_error_name(prc), (int)prc);
+		err_hint(e, "'gpuvet doctor' lists the ICDs of /etc/OpenCL/vendors and names a "
+			    "broken one");
+		return -1;
+	}
+	for (p = 0; p < np && p < 8 && rc == 0; p++) {
+		cl_device ds[16];
+		uint32_t nd = 0, i;
+		char pname[128];
+
+		opencl_platform_str(&cl_lib, ps[p], CL_PLATFORM_NAME, pname, sizeof(pname));
+		if (cl->GetDeviceIDs(ps[p], CL_DEVICE_TYPE_ALL, 16, ds, &nd) != CL_SUCCESS)
+			nd = 0;
+		for (i = 0; i < nd && i < 16 && rc == 0; i++, number++) {
+			struct cl_dev d;
+
+			if (!selected(env, number))
+				continue;
+			if (bench_stopped(env))
+				return bench_interrupted(e);
+			memset(&d, 0, sizeof(d));
+			d.number = number;
+			d.id = ds[i];
+			str_copy(d.platform, pname, sizeof(d.platform));
+			opencl_device_str(&cl_lib, ds[i], CL_DEVICE_NAME, d.name, sizeof(d.name));
+			d.is_cpu = opencl_device_num(&cl_lib, ds[i], CL_DEVICE_TYPE, 8) &
+				   CL_DEVICE_TYPE_CPU;
+			d.mem_bytes = opencl_device_num(&cl_lib, ds[i], CL_DEVICE_GLOBAL_MEM_SIZE, 8);
+			d.max_alloc_bytes =
+			    opencl_device_num(&cl_lib, ds[i], CL_DEVICE_MAX_MEM_ALLOC_SIZE, 8);
+			bench_progress(env, fam, "cl:%d %s", d.number, d.name);
+			rc = cl_open(&d, e);
+			if (rc == 0)
+				rc = measure(env, fam, &d, e);
+			cl_close(&d);
+			ran++;
+		}
+	}
+	if (rc != 0)
+		return -1;
+	if (ran == 0) {
+		if (env->opt.cl_devices)
+			return err_set(e, EXIT_USAGE, "no OpenCL device cl:N that -i names: there are "
+						      "%d (cl:0 to cl:%d)",
+				       number, number - 1);
+		bench_note(env->run, fam, NOTE_SKIP, "no OpenCL device on %u platform%s", np,
+			   np == 1 ? "" : "s");
+	}
+	return 0;
+}
+
+static void describe(struct bench_result *r, const struct cl_dev *d)
+{
+	r->gpu = d->number;
+	r->headline = true;
+	str_fmt(r->config, sizeof(r->config), "cl:%d %s (%s)", d->number, d->name, d->platform);
+}
+
+/* ---- cl-memory ------------------------------------------------------------------------------ */
+
+struct copy_op {
+	struct cl_dev *d;
+	cl_kernel k;
+	size_t items;
+};
+
+static int copy_run(void *arg, struct err *e)
+{
+	struct copy_op *o = arg;
+	int32_t rc = cl_lib.api.EnqueueNDRangeKernel(o->d->q, o->k, 1, NULL, &o->items, NULL, 0,
+						     NULL, NULL);
+
+	return rc == CL_SUCCESS ? 0 : cl_fail(rc, "clEnqueueNDRangeKernel gv_cl_copy", o->d, e);
+}
+
+static int queue_finish(void *arg, struct err *e)
+{
+	struct copy_op *o = arg;
+	int32_t rc = cl_lib.api.Finish(o->d->q);
+
+	return rc == CL_SUCCESS ? 0 : cl_fail(rc, "clFinish", o->d, e);
+}
+
+/* Bytes per buffer: --size, else 256 MiB (64 MiB for a CPU device, 16 with --quick), within
+ * the device's largest allocation and a quarter of its memory; a multiple of 4 KiB. */
+static size_t copy_bytes(const struct bench_env *env, const struct cl_dev *d)
+{
+	uint64_t b = env->opt.size_bytes;
+
+	if (!b)
+		b = env->opt.quick ? 16ull << 20 : d->is_cpu ? 64ull << 20 : 256ull << 20;
+	if (d->max_alloc_bytes && b > d->max_alloc_bytes)
+		b = d->max_alloc_bytes;
+	if (d->mem_bytes && b > d->mem_bytes / 4)
+		b = d->mem_bytes / 4;
+	b &= ~4095ull;
+	return b < 4096 ? 4096 : (size_t)b;
+}
+
+static int measure_copy(struct bench_env *env, const struct bench_family *fam, struct cl_dev *d,
+			struct err *e)
+{
+	const struct opencl_api *cl = &cl_lib.api;
+	size_t bytes = copy_bytes(env, d), words = bytes / 4;
+	uint32_t *host = xcalloc(words, 4);
+	cl_mem src = NULL, dst = NULL;
+	struct copy_op o = {d, NULL, bytes / 16};
+	struct bench_op op;
+	struct bench_timing tm;
+	struct bench_result *r;
+	uint64_t bad, first = 0;
+	int32_t rc = 0;
+	int ret = -1;
+
+	memset(&op, 0, sizeof(op));
+	memset(&tm, 0, sizeof(tm));
+	src = cl->CreateBuffer(d->ctx, CL_MEM_READ_ONLY, bytes, NULL, &rc);
+	if (!src) {
+		cl_fail(rc, "clCreateBuffer", d, e);
+		goto out;
+	}
+	dst = cl->CreateBuffer(d->ctx, CL_MEM_READ_WRITE, bytes, NULL, &rc);
+	if (!dst) {
+		cl_fail(rc, "clCreateBuffer", d, e);
+		goto out;
+	}
+	/* the destination starts with other data than the source: a copy that did nothing fails */
+	bench_host_fill_u32(env, host, words, 0x5eed0002);
+	rc = cl->EnqueueWriteBuffer(d->q, dst, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+	bench_host_fill_u32(env, host, words, 0x5eed0001);
+	if (rc == CL_SUCCESS)
+		rc = cl->EnqueueWriteBuffer(d->q, src, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+	if (rc != CL_SUCCESS) {
+		cl_fail(rc, "clEnqueueWriteBuffer", d, e);
+		goto out;
+	}
+	o.k = cl->CreateKernel(d->prog, "gv_cl_copy", &rc);
+	if (!o.k) {
+		cl_fail(rc, "clCreateKernel gv_cl_copy", d, e);
+		goto out;
+	}
+	if ((rc = cl->SetKernelArg(o.k, 0, sizeof(src), &src)) != CL_SUCCESS ||
+	    (rc = cl->SetKernelArg(o.k, 1, sizeof(dst), &dst)) != CL_SUCCESS) {
+		cl_fail(rc, "clSetKernelArg gv_cl_copy", d, e);
+		goto out;
+	}
+	op.run = copy_run;
+	op.arg = &o;
+	op.sync = queue_finish;
+	op.host_timed = true;
+	if (bench_time(env, &op, &tm, e) != 0)
+		goto out;
+	r = bench_add_timed(env, fam, "cl_copy", "copy (OpenCL kernel)", &tm, (double)bytes, 1e9,
+			    "GB/s", false, NULL);
+	describe(r, d);
+	r->size = (double)bytes;
+	str_copy(r->size_unit, "B", sizeof(r->size_unit));
+	bench_timing_free(&tm);
+	memset(host, 0, bytes);
+	rc = cl->EnqueueReadBuffer(d->q, dst, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+	if (rc != CL_SUCCESS) {
+		cl_fail(rc, "clEnqueueReadBuffer", d, e);
+		goto out;
+	}
+	bad = bench_host_verify_u32(env, host, words, 0x5eed0001, &first);
+	r->verified = bad == 0 ? VERIFY_OK : VERIFY_FAILED;
+	if (bad == 0)
+		str_fmt(r->verify, sizeof(r->verify),
+			"all %zu words of the destination read back hold the source's pattern",
+			words);
+	else
+		str_fmt(r->verify, sizeof(r->verify),
+			"%llu of %zu words read back differ from the source, the first at word "
+			"%llu",
+			(unsigned long long)bad, words, (unsigned long long)first);
+	ret = 0;
+out:
+	if (o.k)
+		cl->ReleaseKernel(o.k);
+	if (src)
+		cl->ReleaseMemObject(src);
+	if (dst)
+		cl->ReleaseMemObject(dst);
+	free(host);
+	return ret;
+}
+
+static int run_cl_memory(struct bench_env *env, struct err *e)
+{
+	return each_device(env, &family_cl_memory, measure_copy, e);
+}
+
+/* ---- cl-compute ----------------------------------------------------------------------------- */
+
+#define FMA_A     0.9999f
+#define FMA_B     0.0001f
+#define FMA_ITERS 512
+#define FMA_CHECK 4096 /* work-items verified on the CPU */
+
+/* The kernel's arithmetic for one work-item, on the CPU. */
+static float fma_chain(float x)
+{
+	float v0 = x, v1 = x + 1.0f, v2 = x + 2.0f, v3 = x + 3.0f;
+	int k;
+
+	for (k = 0; k < FMA_ITERS; k++) {
+		v0 = fmaf(v0, FMA_A, FMA_B);
+		v1 = fmaf(v1, FMA_A, FMA_B);
+		v2 = fmaf(v2, FMA_A, FMA_B);
+		v3 = fmaf(v3, FMA_A, FMA_B);
+	}
+	return ((v0 + v1) + v2) + v3;
+}
+
+static float fma_input(size_t i)
+{
+	return (float)((i * 2654435761u) % 1000003u) / 1000003.0f;
+}
+
+static int measure_fma(struct bench_env *env, const struct bench_family *fam, struct cl_dev *d,
+		       struct err *e)
+{
+	const struct opencl_api *cl = &cl_lib.api;
+	/* enough work-items to fill a GPU; a CPU device gets fewer so a launch stays short */
+	size_t n = d->is_cpu || env->opt.quick ? 1u << 16 : 1u << 22, i, step, checked = 0;
+	float a = FMA_A, b = FMA_B, *x = xcalloc(n, sizeof(float));
+	int iters = FMA_ITERS;
+	cl_mem buf = NULL;
+	struct copy_op o = {d, NULL, n};
+	struct bench_op op;
+	struct bench_timing tm;
+	struct bench_result *r;
+	uint64_t bad = 0, first = 0;
+	double worst = 0;
+	int32_t rc = 0;
+	int ret = -1;
+
+	memset(&op, 0, sizeof(op));
+	memset(&tm, 0, sizeof(tm));
+	for (i = 0; i < n; i++)
+		x[i] = fma_input(i);
+	buf = cl->CreateBuffer(d->ctx, CL_MEM_READ_WRITE, n * sizeof(float), NULL, &rc);
+	if (!buf) {
+		cl_fail(rc, "clCreateBuffer", d, e);
+		goto out;
+	}
+	o.k = cl->CreateKernel(d->prog, "gv_cl_fma", &rc);
+	if (!o.k) {
+		cl_fail(rc, "clCreateKernel gv_cl_fma", d, e);
+		goto out;
+	}
+	if ((rc = cl->SetKernelArg(o.k, 0, sizeof(buf), &buf)) != CL_SUCCESS ||
+	    (rc = cl->SetKernelArg(o.k, 1, sizeof(a), &a)) != CL_SUCCESS ||
+	    (rc = cl->SetKernelArg(o.k, 2, sizeof(b), &b)) != CL_SUCCESS ||
+	    (rc = cl->SetKernelArg(o.k, 3, sizeof(iters), &iters)) != CL_SUCCESS) {
+		cl_fail(rc, "clSetKernelArg gv_cl_fma", d, e);
+		goto out;
+	}
+	rc = cl->EnqueueWriteBuffer(d->q, buf, CL_TRUE, 0, n * sizeof(float), x, 0, NULL, NULL);
+	if (rc != CL_SUCCESS) {
+		cl_fail(rc, "clEnqueueWriteBuffer", d, e);
+		goto out;
+	}
+	op.run = copy_run; /* the same enqueue: o.k is the fma kernel here */
+	op.arg = &o;
+	op.sync = queue_finish;
+	op.host_timed = true;
+	if (bench_time(env, &op, &tm, e) != 0)
+		goto out;
+	r = bench_add_timed(env, fam, "cl_fma_fp32", "FP32 fma chains (OpenCL kernel)", &tm,
+			    (double)n * FMA_ITERS * 4 * 2, 1e9, "GFLOP/s", false, NULL);
+	describe(r, d);
+	bench_timing_free(&tm);
+	/* the timed runs changed the buffer in place: one more run from the known input */
+	rc = cl->EnqueueWriteBuffer(d->q, buf, CL_TRUE, 0, n * sizeof(float), x, 0, NULL, NULL);
+	if (rc == CL_SUCCESS && copy_run(&o, e) != 0)
+		goto out;
+	if (rc == CL_SUCCESS)
+		rc = cl->EnqueueReadBuffer(d->q, buf, CL_TRUE, 0, n * sizeof(float), x, 0, NULL,
+					   NULL);
+	if (rc != CL_SUCCESS) {
+		cl_fail(rc, "clEnqueueReadBuffer", d, e);
+		goto out;
+	}
+	step = n / FMA_CHECK ? n / FMA_CHECK : 1;
+	for (i = 0; i < n; i += step, checked++) {
+		double want = fma_chain(fma_input(i)), got = x[i];
+		double rel = fabs(got - want) / (fabs(want) > 1e-30 ? fabs(want) : 1);
+
+		if (rel > worst)
+			worst = rel;
+		if (!(rel <= 1e-5) && bad++ == 0)
+			first = i;
+	}
+	r->verified = bad == 0 ? VERIFY_OK : VERIFY_FAILED;
+	if (bad == 0)
+		str_fmt(r->verify, sizeof(r->verify),
+			"%zu work-items agree with the CPU's fmaf (largest relative difference "
+			"%.1e)",
+			checked, worst);
+	else
+		str_fmt(r->verify, sizeof(r->verify),
+			"%llu of %zu work-items differ from the CPU's fmaf by more than 1e-5, the "
+			"first at %llu",
+			(unsigned long long)bad, checked, (unsigned long long)first);
+	ret = 0;
+out:
+	if (o.k)
+		cl->ReleaseKernel(o.k);
+	if (buf)
+		cl->ReleaseMemObject(buf);
+	free(x);
+	return ret;
+}
+
+static int run_cl_compute(struct bench_env *env, struct err *e)
+{
+	return each_device(env, &family_cl_compute, measure_fma, e);
+}
+
+const char *bench_cl_library(void)
+{
+	return cl_loaded ? cl_lib.lib.path : NULL;
+}
