@@ -8,10 +8,12 @@
  */
 #include "doctor.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "../gpu/probe.h"
 #include "../util/util.h"
+#include "../vendor/watchdog.h"
 #include "catalog.h"
 
 void facts_collect(struct host_facts *f)
@@ -27,6 +29,31 @@ void facts_collect(struct host_facts *f)
 	python_collect(&f->python, &f->env);
 	procs_collect(&f->procs);
 	stalls_collect(&f->stalls, &f->pci);
+}
+
+/* cl_collect under the watchdog: an ICD whose driver hangs in its start-up (NVIDIA's, on a
+ * wedged GPU) is reported, not waited for. The job lives on the heap: a hung worker keeps it. */
+static void cl_job(void *arg)
+{
+	cl_collect(arg);
+}
+
+static void opencl_collect(struct cl_facts *out)
+{
+	struct cl_facts *f = xcalloc(1, sizeof(*f));
+	struct watchdog_hang hang;
+	struct err e;
+
+	err_clear(&e);
+	if (watchdog_run_report(cl_job, f, 0, &hang, &e) != 0) {
+		memset(out, 0, sizeof(*out));
+		out->examined = true;
+		out->hung = true;
+		str_copy(out->hung_call, hang.call, sizeof(out->hung_call));
+		return; /* f is the hung worker's */
+	}
+	*out = *f;
+	free(f);
 }
 
 int doctor_collect(struct doctor_input *in, unsigned probe_flags, struct err *e)
@@ -47,7 +74,8 @@ int doctor_collect(struct doctor_input *in, unsigned probe_flags, struct err *e)
 	in->probe_ns = now_ns() - t0;
 	/* after the probe: an NVIDIA OpenCL ICD initialises the driver NVML and CUDA were asked
 	 * about first */
-	cl_collect(&in->cl);
+	if (probe_flags & PROBE_OPENCL)
+		opencl_collect(&in->cl);
 	/* the probe reads sysfs too (topology, NUMA): its stalls count */
 	stalls_collect(&in->facts.stalls, &in->facts.pci);
 	(void)e;

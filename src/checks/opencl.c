@@ -24,6 +24,7 @@ static const struct finding_def defs[] = {
 	 false},
 	{"opencl.no_platform", LAYER_TOOLKIT, "the OpenCL loader finds no platform", false},
 	{"opencl.no_devices", LAYER_TOOLKIT, "an OpenCL platform has no device", false},
+	{"opencl.hung", LAYER_TOOLKIT, "an OpenCL ICD or the loader did not answer", false},
 };
 
 static void run_opencl(const struct doctor_input *in, struct findings *out);
@@ -138,6 +139,22 @@ static void run_opencl(const struct doctor_input *in, struct findings *out)
 
 	if (!cl->examined)
 		return;
+	if (cl->hung) {
+		struct finding *f = finding_add(
+		    out, "opencl.hung", SEV_WARN, -1,
+		    "OpenCL did not answer: %s outlived the watchdog's limit; nothing else of OpenCL "
+		    "was checked",
+		    cl->hung_call);
+
+		finding_evidence(f, "%s: no answer within GPUVET_CALL_TIMEOUT_MS (default 20 s)",
+				 cl->hung_call);
+		finding_fix(f, 0,
+			    "An ICD's driver hangs in its start-up: for NVIDIA's, the GPU below is "
+			    "the usual cause (see the health and kernel-log layers); run 'clinfo' to "
+			    "see which platform hangs, and move its .icd out of /etc/OpenCL/vendors "
+			    "until it is fixed");
+		return;
+	}
 	for (i = 0; i < cl->nicds; i++)
 		if (cl->icds[i].state != CL_ICD_OK)
 			broken_icd(cl, &cl->icds[i], out);

@@ -173,7 +173,8 @@ static int run_doctor(int argc, char **argv)
 		so.json = json;
 		return doctor_slurm(&so);
 	}
-	if (doctor_collect(in, PROBE_FLAGS, &e) != 0) {
+	/* OpenCL only here: serve's doctor and --slurm's leave its ICDs alone (it never drains) */
+	if (doctor_collect(in, PROBE_FLAGS | PROBE_OPENCL, &e) != 0) {
 		free(in);
 		return cmd_report_error(&e);
 	}

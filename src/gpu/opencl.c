@@ -8,6 +8,7 @@
 #include "../host/host.h"
 #include "../util/util.h"
 #include "../vendor/opencl.h"
+#include "../vendor/watchdog.h"
 
 /* Where the loader looks for a bare soname when the root is a fake one (host/libs.c has the
  * same list for NVIDIA's libraries). */
@@ -63,9 +64,18 @@ static void read_icd(struct cl_facts *f, const char *name)
 	if (f->live) {
 		if (icd->library[0] == '/' && !host_exists(icd->library))
 			icd->state = CL_ICD_MISSING;
-		else if (opencl_icd_try(icd->library, icd->error, sizeof(icd->error)) != 0)
-			icd->state = strstr(icd->error, "No such file") ? CL_ICD_MISSING
-									 : CL_ICD_LOAD_FAILED;
+		else {
+			/* an ICD's constructor runs its driver's start-up: the watchdog names it
+			 * when that hangs */
+			int tried;
+
+			watchdog_note("dlopen(OpenCL ICD)", -1);
+			tried = watchdog_returned(
+			    opencl_icd_try(icd->library, icd->error, sizeof(icd->error)));
+			if (tried != 0)
+				icd->state = strstr(icd->error, "No such file") ? CL_ICD_MISSING
+										 : CL_ICD_LOAD_FAILED;
+		}
 		return;
 	}
 	if (!find_in_root(icd->library, found, sizeof(found)))
@@ -91,7 +101,9 @@ static void read_platform(const struct opencl_lib *l, cl_platform p, struct cl_p
 	opencl_platform_str(l, p, CL_PLATFORM_NAME, pf->name, sizeof(pf->name));
 	opencl_platform_str(l, p, CL_PLATFORM_VENDOR, pf->vendor, sizeof(pf->vendor));
 	opencl_platform_str(l, p, CL_PLATFORM_VERSION, pf->version, sizeof(pf->version));
-	pf->devices_rc = l->api.GetDeviceIDs(p, CL_DEVICE_TYPE_ALL, CL_MAX_DEVICES, devs, &n);
+	watchdog_note("clGetDeviceIDs", -1);
+	pf->devices_rc = watchdog_returned(
+	    l->api.GetDeviceIDs(p, CL_DEVICE_TYPE_ALL, CL_MAX_DEVICES, devs, &n));
 	pf->devices_rc_name = opencl_error_name(pf->devices_rc);
 	if (pf->devices_rc != CL_SUCCESS)
 		return;
@@ -129,7 +141,9 @@ static void read_platforms(struct cl_facts *f)
 	}
 	f->loader_found = true;
 	str_copy(f->loader_path, l.lib.path, sizeof(f->loader_path));
-	f->platforms_rc = l.api.GetPlatformIDs(CL_MAX_PLATFORMS, ps, &n);
+	/* the loader opens every ICD and asks each for its platforms */
+	watchdog_note("clGetPlatformIDs", -1);
+	f->platforms_rc = watchdog_returned(l.api.GetPlatformIDs(CL_MAX_PLATFORMS, ps, &n));
 	f->platforms_rc_name = opencl_error_name(f->platforms_rc);
 	if (f->platforms_rc == CL_SUCCESS) {
 		f->nplatforms = n < CL_MAX_PLATFORMS ? (int)n : CL_MAX_PLATFORMS;

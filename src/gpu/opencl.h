@@ -65,6 +65,10 @@ struct cl_facts {
 	const char *platforms_rc_name;
 	int nplatforms;
 	struct cl_platform_facts plat[CL_MAX_PLATFORMS];
+	/* an ICD or the loader that did not return within the watchdog's limit (doctor runs
+	 * cl_collect under vendor/watchdog.h): the call, and nothing else was kept */
+	bool hung;
+	char hung_call[96];
 };
 
 /* Fill f (zeroed here); never fails as a whole: each part says what went wrong. */

@@ -31,6 +31,9 @@ enum probe_flags {
 					clocks, no P-state): each first call costs 1-3 ms on H200 */
 	PROBE_OTHER = 1 << 11,	     /* other vendors' GPUs through sysfs (gpu/backend.h), after
 					NVML's */
+	PROBE_OPENCL = 1 << 12,	     /* doctor only: OpenCL's ICDs loaded and asked for their
+					platforms (gpu/opencl.h), under the watchdog, beside the
+					probe */
 	PROBE_SAMPLE = PROBE_FAST | PROBE_HEALTH,
 	PROBE_ALL = 0x7ff,
 };
