@@ -256,7 +256,7 @@ static bool is_arch_list(const char *s, size_t len)
 		i += 3;
 		while (i < len && isxdigit((unsigned char)s[i]))
 			i++, d++;
-		if (d < 2)
+		if (d < 1) /* "gfx11-generic" has one digit */
 			return false;
 		while (i < len && s[i] != ';' && (isalnum((unsigned char)s[i]) || s[i] == ':' ||
 						    s[i] == '+' || s[i] == '-'))
