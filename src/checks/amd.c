@@ -539,14 +539,14 @@ static void check_targets(const struct host_facts *h, struct findings *out)
 					    forced);
 		}
 	}
-	if (!a->rocblas_read || !a->rocblas_targets[0])
+	/* an override is judged above, with the targets it was meant to reach */
+	if (!a->rocblas_read || !a->rocblas_targets[0] ||
+	    (a->hsa_override_set && override_target(a->hsa_override, forced, sizeof(forced))))
 		return;
 	for (i = 0; i < a->nkfd; i++) {
 		const struct amd_kfd_gpu *g = &a->kfd[i];
-		char buf[16];
 
-		if (target_in(a->rocblas_targets, effective_target(a, g, buf, sizeof(buf))) ||
-		    target_in(seen, g->gfx))
+		if (target_in(a->rocblas_targets, g->gfx) || target_in(seen, g->gfx))
 			continue;
 		str_fmt(seen + strlen(seen), sizeof(seen) - strlen(seen), " %s ", g->gfx);
 		f = finding_add(out, "amd.gfx_unsupported", SEV_WARN, -1,
