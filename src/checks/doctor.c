@@ -28,6 +28,7 @@ void facts_collect(struct host_facts *f)
 	toolkit_collect(&f->toolkit, &f->env);
 	python_collect(&f->python, &f->env);
 	procs_collect(&f->procs);
+	amd_collect(&f->amd, &f->pci, &f->python);
 	stalls_collect(&f->stalls, &f->pci);
 }
 

@@ -136,6 +136,8 @@ struct module_facts {
 	char nouveau_blacklist_src[256]; /* file or "kernel command line" */
 	bool nvidia_blacklisted;
 	char nvidia_blacklist_src[256];
+	bool amdgpu_blacklisted; /* the same lists, read for checks/amd.c */
+	char amdgpu_blacklist_src[256];
 	bool uvm_in_proc_devices; /* "nvidia-uvm" in /proc/devices */
 	bool firmware_dir;	  /* /lib/firmware/nvidia/<version> exists */
 	/* /proc/driver/nvidia/params */
@@ -301,6 +303,58 @@ struct env_facts {
 	char virtual_env[512], conda_prefix[512], home[512];
 };
 
+/* ---- AMD GPUs: KFD, device nodes, amdgpu, ROCm, HIP builds of PyTorch (amd.c) ---- */
+
+#define AMD_MAX_GPUS 16
+#define AMD_MAX_ROCM 8
+#define AMD_MAX_DKMS 4
+
+struct amd_kfd_gpu {
+	int node;		/* /sys/class/kfd/kfd/topology/nodes/<node> */
+	unsigned gfx_version;	/* gfx_target_version: 90402 */
+	char gfx[16];		/* "gfx942" */
+	int render_minor;	/* drm_render_minor, -1 unknown */
+	char bdf[16];		/* from domain and location_id, "" unknown */
+};
+
+struct amd_rocm_install {
+	char path[256];	  /* /opt/rocm-6.2.0 */
+	char version[32]; /* .info/version: "6.2.0-66"; "" unreadable */
+	bool is_default;  /* /opt/rocm resolves here */
+};
+
+struct amd_torch {
+	int env, fw;	    /* python_facts.v[env].fw[fw] */
+	char hip[32];	    /* torch/version.py hip = '6.2.41133-dd7f95766'; "" None */
+	char archs[256];    /* "gfx90a;gfx942" from libtorch_hip.so; "" cannot tell */
+	char archs_note[96]; /* why not, when archs is "" */
+};
+
+struct amd_facts {
+	int ngpus;			/* pci_facts.accel[] entries of kind ACCEL_AMD */
+	bool kfd_sysfs;			/* /sys/class/kfd/kfd exists */
+	struct amd_kfd_gpu kfd[AMD_MAX_GPUS]; /* GPU nodes (gfx_target_version != 0) */
+	int nkfd;
+	struct devnode dev_kfd;		       /* /dev/kfd */
+	struct devnode render[AMD_MAX_GPUS];   /* /dev/dri/renderD* of the AMD GPUs */
+	int nrender;
+	bool amdgpu_loaded, radeon_loaded;     /* /proc/modules or /sys/module/<name> */
+	char module_version[32];	       /* /sys/module/amdgpu/version (DKMS), "" */
+	char dkms[AMD_MAX_DKMS][48];	       /* /var/lib/dkms/amdgpu/<version> */
+	int ndkms;
+	bool firmware_dir;		       /* /lib/firmware/amdgpu */
+	struct amd_rocm_install rocm[AMD_MAX_ROCM];
+	int nrocm;
+	bool rocm_link;			       /* /opt/rocm exists */
+	char rocm_default[256];		       /* where /opt/rocm resolves, "" none */
+	char rocblas_targets[256];	       /* "gfx908 gfx90a gfx942": rocBLAS's kernel files */
+	bool rocblas_read;		       /* its library folder could be listed */
+	struct amd_torch torch[FACTS_MAX_ENVS];
+	int ntorch;
+	char hsa_override[64], hip_visible[256], rocr_visible[256];
+	bool hsa_override_set, hip_visible_set, rocr_visible_set;
+};
+
 /* ---- reads that did not answer, files that were not files (stalls.c) ---- */
 
 #define FACTS_MAX_STALLS 16
@@ -330,6 +384,7 @@ struct host_facts {
 	struct toolkit_facts toolkit;
 	struct python_facts python;
 	struct proc_facts procs;
+	struct amd_facts amd;	   /* all zero on a machine without an AMD GPU */
 	struct stall_facts stalls; /* collected last, and again after the vendor probe */
 };
 
@@ -343,6 +398,9 @@ void pci_collect(struct pci_facts *p);
 int pci_gpus_reserved(const struct pci_facts *p);
 void module_collect(struct module_facts *m, const struct platform_facts *p);
 void devnodes_collect(struct devnode_facts *d);
+/* Fill nd for the node at path: its metadata, this user's access and its group's name from
+ * group_file (/etc/group's text, may be NULL). True when it exists. */
+bool devnode_read(struct devnode *nd, const char *path, const char *group_file);
 /* The node collected at path ("/dev/nvidiactl"), or NULL. */
 const struct devnode *devnodes_find(const struct devnode_facts *d, const char *path);
 void kmsg_collect(struct kmsg_facts *k);
@@ -368,6 +426,16 @@ int python_value(const char *text, const char *key, char *out, size_t n);
  * "sm_60 compute_90" or "sm_35 sm_70 compute_70", into out (n > 0 bytes). */
 void python_tf_archs(const char *list, char *out, size_t n);
 void procs_collect(struct proc_facts *p);
+/* AMD's stack, read only when pci lists an AMD GPU; py gives the torch installs. */
+void amd_collect(struct amd_facts *a, const struct pci_facts *pci, const struct python_facts *py);
+/* The ";"-separated gfx target list ("gfx90a;gfx942") compiled into the ELF shared object at
+ * path, found in its .rodata section (at most AMD_RODATA_SCAN_MAX bytes of it are read). Returns
+ * 1 with the list in out (n > 0 bytes), 0 when no list was found (note says why), or -errno. */
+#define AMD_RODATA_SCAN_MAX (64u << 20)
+int amd_elf_arch_list(const char *path, char *out, size_t n, char *note, size_t note_n);
+/* "gfx942" for gfx_target_version 90402 (the step is a hex digit: 90010 is gfx90a); false
+ * for 0 or a value out of range. */
+bool amd_gfx_name(unsigned version, char *out, size_t n);
 /* Every read so far that stalled or met a node that is not a file; pci tells which paths
  * belong to an NVIDIA GPU. Replaces what s held. */
 void stalls_collect(struct stall_facts *s, const struct pci_facts *pci);

@@ -176,6 +176,7 @@ struct read_job {
 	char path[HOST_PATH_MAX];
 	size_t max;
 	enum read_how how;
+	uint64_t at; /* READ_AT: where the part starts */
 	char resolved[HOST_PATH_MAX];
 	char *buf; /* out: NUL-terminated, the caller's once the job is back */
 	size_t len;
@@ -205,6 +206,10 @@ static int read_work(void *arg)
 	switch (j->how) {
 	case READ_TAIL: rc = hostio_read_tail(fd, j->max, &j->buf, &j->len); break;
 	case READ_KMSG: rc = hostio_read_records(fd, &j->buf, &j->len); break;
+	case READ_AT:
+		rc = lseek(fd, (off_t)j->at, SEEK_SET) < 0 ? -errno
+							  : hostio_read_all(fd, j->max, &j->buf, &j->len);
+		break;
 	default: rc = hostio_read_all(fd, j->max, &j->buf, &j->len); break;
 	}
 	close(fd);
@@ -235,8 +240,8 @@ static int forced_error(const char *resolved)
 
 /* Run a read job; records the answer (a stall is recorded by hostio itself) and notes a node
  * that was not a file. Returns the buffer or NULL with *err set. */
-char *run_read(const char *path, size_t max, enum read_how how, size_t *len, int *err,
-	       char *resolved, size_t rn)
+char *run_read(const char *path, size_t max, enum read_how how, uint64_t at, size_t *len,
+	       int *err, char *resolved, size_t rn)
 {
 	struct read_job *j;
 	char *buf;
@@ -244,12 +249,13 @@ char *run_read(const char *path, size_t max, enum read_how how, size_t *len, int
 
 	ops++;
 	if (memtree_active())
-		return mem_read(path, max, how, len, err, resolved, rn);
+		return mem_read(path, max, how, at, len, err, resolved, rn);
 	j = xcalloc(1, sizeof(*j));
 	str_copy(j->path, path, sizeof(j->path));
 	str_copy(j->resolved, path, sizeof(j->resolved));
 	j->max = max;
 	j->how = how;
+	j->at = at;
 	rc = hostio_run(read_work, read_drop, j, sizeof(*j), path);
 	if (j->not_file)
 		hostio_note_not_file(j->resolved, j->not_file);
@@ -261,8 +267,9 @@ char *run_read(const char *path, size_t max, enum read_how how, size_t *len, int
 	if (rc == 0) {
 		buf = j->buf;
 		*len = j->len;
-		/* the kernel log is recorded filtered, by host_read_kmsg */
-		if (rec_active() && how != READ_KMSG)
+		/* the kernel log is recorded filtered, by host_read_kmsg; a part of a file is not
+		 * the file */
+		if (rec_active() && how != READ_KMSG && how != READ_AT)
 			rec_file(j->resolved, buf, j->len);
 	} else if (rc != -ETIMEDOUT && rec_active()) {
 		rec_error(j->resolved, -rc);
@@ -275,7 +282,7 @@ char *host_read(const char *path, size_t max, size_t *len, int *err_out)
 {
 	size_t n;
 	int rc;
-	char *buf = run_read(path, max, READ_WHOLE, &n, &rc, NULL, 0);
+	char *buf = run_read(path, max, READ_WHOLE, 0, &n, &rc, NULL, 0);
 
 	if (err_out)
 		*err_out = rc;
@@ -288,12 +295,25 @@ char *host_read_tail(const char *path, size_t max, size_t *len, int *err_out)
 {
 	size_t n;
 	int rc;
-	char *buf = run_read(path, max, READ_TAIL, &n, &rc, NULL, 0);
+	char *buf = run_read(path, max, READ_TAIL, 0, &n, &rc, NULL, 0);
 
 	if (err_out)
 		*err_out = rc;
 	if (len)
 		*len = n;
+	return buf;
+}
+
+char *host_read_at(const char *path, uint64_t offset, size_t max, size_t *len, int *err_out)
+{
+	size_t n;
+	int rc;
+	char *buf = run_read(path, max, READ_AT, offset, &n, &rc, NULL, 0);
+
+	if (err_out)
+		*err_out = rc;
+	if (len)
+		*len = buf ? n : 0;
 	return buf;
 }
 

@@ -48,6 +48,10 @@ char *host_read(const char *path, size_t max, size_t *len, int *err_out);
 /* The last `max` bytes of a file (all of it when smaller): the tail of a large module file or
  * log. A recording keeps only that tail, which reads back the same in a replay. */
 char *host_read_tail(const char *path, size_t max, size_t *len, int *err_out);
+/* At most max bytes of a file from offset on (fewer at its end, none past it): a part of a
+ * large binary (an ELF section). A recording does not keep such a part (it is not the file),
+ * so a replay of a recorded machine reads it only where the recording holds the whole file. */
+char *host_read_at(const char *path, uint64_t offset, size_t max, size_t *len, int *err_out);
 /* First line of a file, trimmed, into buf. */
 int host_read_line(const char *path, char *buf, size_t n);
 /* Parse a file holding one integer (decimal or 0x hex). */

@@ -47,17 +47,17 @@ const struct fact_error *fact_error_for(const char *path);
 const struct fact_node *fact_node_for(const char *path);
 bool fact_hang_for(const char *path);
 
-enum read_how { READ_WHOLE, READ_TAIL, READ_KMSG };
+enum read_how { READ_WHOLE, READ_TAIL, READ_KMSG, READ_AT };
 
 /* host.c */
 void record_stat(const char *resolved, const struct host_stat *st);
-char *run_read(const char *path, size_t max, enum read_how how, size_t *len, int *err,
-	       char *resolved, size_t rn);
+char *run_read(const char *path, size_t max, enum read_how how, uint64_t at, size_t *len,
+	       int *err, char *resolved, size_t rn);
 
 /* reads from a recording in memory (host_mem.c) */
 int mem_fail(const char *resolved, int rc);
-char *mem_read(const char *path, size_t max, enum read_how how, size_t *len, int *err,
-	       char *resolved_out, size_t rn);
+char *mem_read(const char *path, size_t max, enum read_how how, uint64_t at, size_t *len,
+	       int *err, char *resolved_out, size_t rn);
 int mem_readlink(const char *path, char *buf, size_t n);
 int mem_list(const char *path, char ***names_out, size_t *n_out);
 int mem_stat(const char *path, struct host_stat *out);

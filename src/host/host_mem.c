@@ -100,8 +100,8 @@ int mem_fail(const char *resolved, int rc)
 	return rc;
 }
 
-char *mem_read(const char *path, size_t max, enum read_how how, size_t *len, int *err,
-	       char *resolved_out, size_t rn)
+char *mem_read(const char *path, size_t max, enum read_how how, uint64_t at, size_t *len,
+	       int *err, char *resolved_out, size_t rn)
 {
 	char resolved[HOST_PATH_MAX];
 	const struct mem_node *node;
@@ -121,15 +121,17 @@ char *mem_read(const char *path, size_t max, enum read_how how, size_t *len, int
 		mem_fail(resolved, rc);
 		return NULL;
 	}
-	n = how == READ_KMSG || node->len < max ? node->len : max;
-	from = how == READ_TAIL ? node->len - n : 0;
+	from = how == READ_AT ? (at < node->len ? (size_t)at : node->len) : 0;
+	n = how == READ_KMSG || node->len - from < max ? node->len - from : max;
+	if (how == READ_TAIL)
+		from = node->len - n;
 	buf = xmalloc(n + 1);
 	if (n) /* a listed name or an implied file has no data at all */
 		memcpy(buf, node->data + from, n);
 	buf[n] = '\0';
 	*len = n;
 	/* the kernel log is recorded filtered, by host_read_kmsg */
-	if (rec_active() && how != READ_KMSG)
+	if (rec_active() && how != READ_KMSG && how != READ_AT)
 		rec_file(resolved, buf, n);
 	return buf;
 }

@@ -215,7 +215,7 @@ int host_read_kmsg(char **text, size_t *len)
 
 	*text = NULL;
 	*len = 0;
-	raw = run_read("/dev/kmsg", 0, READ_KMSG, &have, &rc, resolved, sizeof(resolved));
+	raw = run_read("/dev/kmsg", 0, READ_KMSG, 0, &have, &rc, resolved, sizeof(resolved));
 	if (!raw)
 		return rc;
 	sb_init(&out);

@@ -388,6 +388,10 @@ static void mark_blacklist(struct module_facts *m, const char *mod, const char *
 	} else if (mod_is(mod, "nvidia") && !m->nvidia_blacklisted) {
 		m->nvidia_blacklisted = true;
 		str_copy(m->nvidia_blacklist_src, src, sizeof(m->nvidia_blacklist_src));
+	} else if (mod_is(mod, "amdgpu") && !m->amdgpu_blacklisted) {
+		/* for doctor's AMD layer (checks/amd.c) */
+		m->amdgpu_blacklisted = true;
+		str_copy(m->amdgpu_blacklist_src, src, sizeof(m->amdgpu_blacklist_src));
 	}
 }
 
