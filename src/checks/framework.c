@@ -797,7 +797,9 @@ static void run_framework(const struct doctor_input *in, struct findings *out)
 			const struct framework *fw = &env->fw[k];
 
 			if (fw->cpu_only || fw->rocm) {
-				judge_cpu_only(&j, out, env, fw, primary);
+				/* where the GPUs are another vendor's, their layer judges the build */
+				if (!doctor_other_vendor_only(&in->facts))
+					judge_cpu_only(&j, out, env, fw, primary);
 				continue;
 			}
 			if (!fw->cuda[0])

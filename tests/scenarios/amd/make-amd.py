@@ -76,10 +76,15 @@ def machine(desc, gpus, gfx, dkms, targets, torch_archs):
         files[d + "/numa_node"] = "%d\n" % (i % 2)
         files[d + "/driver"] = {"link": "../../drivers/amdgpu"}
         files[d + "/drm"] = {"dir": ["card%d" % (i + 1), render]}
+        # the DRM class links the monitoring backend follows (gpu/backend.c)
+        files["/sys/class/drm/card%d" % (i + 1)] = {"link": "../../bus/pci/devices/%s/drm/card%d" % (bdf, i + 1)}
+        files[d + "/drm/card%d/device" % (i + 1)] = {"link": "../../../" + bdf}
         files["/dev/dri/" + render] = {"stat": {"type": "c", "mode": "0660", "uid": 0, "gid": 992, "major": 226, "minor": 128 + i}}
         nodes.append(str(i + 1))
         files["/sys/class/kfd/kfd/topology/nodes/%d/properties" % (i + 1)] = kfd_props(gfx, 128 + i, bus << 8)
     files["/sys/bus/pci/devices"] = {"dir": [b for b, _ in gpus]}
+    files["/sys/class/drm"] = {"dir": ["card%d" % (i + 1) for i in range(len(gpus))] +
+                               ["renderD%d" % (128 + i) for i in range(len(gpus))]}
     files["/sys/class/kfd/kfd/topology/nodes"] = {"dir": nodes}
     files["/dev/dri"] = {"dir": ["by-path"] + ["card%d" % (i + 1) for i in range(len(gpus))] + ["renderD%d" % (128 + i) for i in range(len(gpus))]}
     return {
