@@ -37,14 +37,14 @@
 #define NO_FILE "no i915/xe file"
 
 struct intel_priv {
-	char card_dir[64];   /* "/sys/class/drm/card1": i915's frequency files */
-	char link_dir[256];  /* the folder whose PCIe link is the card's (see link_dir_of) */
+	char card_dir[64];  /* "/sys/class/drm/card1": i915's frequency files */
+	char link_dir[256]; /* the folder whose PCIe link is the card's (see link_dir_of) */
 	/* hwmon's channel 1 (xe: the card), or 2 (xe: the package) where a GPU has only that */
 	const char *energy_file, *power_max_file, *power_rated_file;
-	const char *temp_file;	 /* "temp1_input", "temp2_input" or NULL */
-	bool has_temp_vram;	 /* xe's temp3_input */
-	bool has_pwm;		 /* hwmon pwm1: a fan duty cycle in 0..255 */
-	char (*freq_dirs)[320];	 /* xe: device/tileT/gtG/freq0 of every GT */
+	const char *temp_file;  /* "temp1_input", "temp2_input" or NULL */
+	bool has_temp_vram;     /* xe's temp3_input */
+	bool has_pwm;           /* hwmon pwm1: a fan duty cycle in 0..255 */
+	char (*freq_dirs)[320]; /* xe: device/tileT/gtG/freq0 of every GT */
 	size_t nfreq;
 	/* the previous reading of this GPU's DRM clients */
 	struct drm_client *clients;
@@ -113,7 +113,8 @@ static void find_freq_dirs(struct sysgpu *sg, struct intel_priv *p)
 			snprintf(dir, sizeof(dir), "%s/%s/freq0", path, gts[j]);
 			if (!host_exists(dir))
 				continue;
-			p->freq_dirs = xrealloc(p->freq_dirs, (p->nfreq + 1) * sizeof(*p->freq_dirs));
+			p->freq_dirs =
+			    xrealloc(p->freq_dirs, (p->nfreq + 1) * sizeof(*p->freq_dirs));
 			str_copy(p->freq_dirs[p->nfreq++], dir, sizeof(*p->freq_dirs));
 		}
 		host_list_free(gts, ng);
@@ -160,8 +161,8 @@ static void link_dir_of(const struct sysgpu *sg, char *out, size_t n)
 	str_copy(out, sg->dev, n);
 	parent_of(sg->pci, down, sizeof(down));
 	parent_of(down, up, sizeof(up));
-	if (!read_id(up, "vendor", &vendor) || vendor != 0x8086 || !read_id(up, "device", &device) ||
-	    !read_id(up, "class", &cls) || cls >> 8 != 0x0604)
+	if (!read_id(up, "vendor", &vendor) || vendor != 0x8086 ||
+	    !read_id(up, "device", &device) || !read_id(up, "class", &cls) || cls >> 8 != 0x0604)
 		return;
 	for (i = 0; i < ARRAY_SIZE(upstream_ids); i++)
 		if (device == upstream_ids[i]) {
@@ -276,21 +277,21 @@ static void read_freq(struct sysgpu *sg, struct intel_priv *p, const char *const
 }
 
 static const char *const i915_act[][2] = {
-	{"gt_act_freq_mhz", "gt_act_freq_mhz"},
-	{"gt_cur_freq_mhz", "gt_cur_freq_mhz"},
-	{"gt/gt0/rps_act_freq_mhz", "gt/gt0/rps_act_freq_mhz"},
-	{"gt/gt0/rps_cur_freq_mhz", "gt/gt0/rps_cur_freq_mhz"},
+    {"gt_act_freq_mhz", "gt_act_freq_mhz"},
+    {"gt_cur_freq_mhz", "gt_cur_freq_mhz"},
+    {"gt/gt0/rps_act_freq_mhz", "gt/gt0/rps_act_freq_mhz"},
+    {"gt/gt0/rps_cur_freq_mhz", "gt/gt0/rps_cur_freq_mhz"},
 };
 static const char *const i915_rp0[][2] = {
-	{"gt_RP0_freq_mhz", "gt_RP0_freq_mhz"},
-	{"gt/gt0/rps_RP0_freq_mhz", "gt/gt0/rps_RP0_freq_mhz"},
+    {"gt_RP0_freq_mhz", "gt_RP0_freq_mhz"},
+    {"gt/gt0/rps_RP0_freq_mhz", "gt/gt0/rps_RP0_freq_mhz"},
 };
 static const char *const xe_act[][2] = {
-	{"act_freq", "tile*/gt*/freq0/act_freq"},
-	{"cur_freq", "tile*/gt*/freq0/cur_freq"},
+    {"act_freq", "tile*/gt*/freq0/act_freq"},
+    {"cur_freq", "tile*/gt*/freq0/cur_freq"},
 };
 static const char *const xe_rp0[][2] = {
-	{"rp0_freq", "tile*/gt*/freq0/rp0_freq"},
+    {"rp0_freq", "tile*/gt*/freq0/rp0_freq"},
 };
 
 static void read_act_freq(struct sysgpu *sg, struct intel_priv *p, struct num *out)
@@ -315,13 +316,18 @@ static const struct {
 	unsigned id;
 	const char *name;
 } intel_names[] = {
-	/* Intel's compute-runtime device table */
-	{0x0bd5, "Intel Data Center GPU Max 1550"}, {0x0bd6, "Intel Data Center GPU Max 1550"},
-	{0x0bd9, "Intel Data Center GPU Max 1100"}, {0x0bda, "Intel Data Center GPU Max 1100"},
-	{0x0bdb, "Intel Data Center GPU Max 1100"}, {0x56c0, "Intel Data Center GPU Flex 170"},
-	{0x56c1, "Intel Data Center GPU Flex 140"}, {0x56a0, "Intel Arc A770"},
-	{0x56a1, "Intel Arc A750"},		    {0x56a5, "Intel Arc A380"},
-	{0xe20b, "Intel Arc B580"},
+    /* Intel's compute-runtime device table */
+    {0x0bd5, "Intel Data Center GPU Max 1550"},
+    {0x0bd6, "Intel Data Center GPU Max 1550"},
+    {0x0bd9, "Intel Data Center GPU Max 1100"},
+    {0x0bda, "Intel Data Center GPU Max 1100"},
+    {0x0bdb, "Intel Data Center GPU Max 1100"},
+    {0x56c0, "Intel Data Center GPU Flex 170"},
+    {0x56c1, "Intel Data Center GPU Flex 140"},
+    {0x56a0, "Intel Arc A770"},
+    {0x56a1, "Intel Arc A750"},
+    {0x56a5, "Intel Arc A380"},
+    {0xe20b, "Intel Arc B580"},
 };
 
 static void set_text(struct text *t, const char *s, const char *call)
@@ -421,7 +427,8 @@ static void intel_static(struct sysgpu *sg, struct gpu_static *st, unsigned flag
 	sysfs_text(sg, "local_cpulist", &st->cpu_affinity);
 }
 
-/* ---- utilisation from the DRM clients --------------------------------------------------------- */
+/* ---- utilisation from the DRM clients ---------------------------------------------------------
+ */
 
 static const struct drm_client *find_client(const struct drm_client *v, size_t n,
 					    const struct drm_client *c)
@@ -467,8 +474,9 @@ void intel_util_from_clients(const struct drm_client *prev, size_t nprev,
 				known[k] = cycles = true;
 				if (p && p->has_cycles[k] && c->cycles[k] >= p->cycles[k] &&
 				    c->total_cycles[k] > p->total_cycles[k])
-					share[k] += (double)(c->cycles[k] - p->cycles[k]) /
-						    (double)(c->total_cycles[k] - p->total_cycles[k]);
+					share[k] +=
+					    (double)(c->cycles[k] - p->cycles[k]) /
+					    (double)(c->total_cycles[k] - p->total_cycles[k]);
 			} else if (c->has[k]) {
 				if (dt_ns <= 0)
 					continue;
@@ -476,8 +484,8 @@ void intel_util_from_clients(const struct drm_client *prev, size_t nprev,
 				if (!p || !p->has[k])
 					share[k] += (double)c->busy_ns[k] / (double)dt_ns;
 				else if (c->busy_ns[k] >= p->busy_ns[k])
-					share[k] += (double)(c->busy_ns[k] - p->busy_ns[k]) /
-						    (double)dt_ns;
+					share[k] +=
+					    (double)(c->busy_ns[k] - p->busy_ns[k]) / (double)dt_ns;
 			}
 		}
 		/* one process entry per PID, its clients' memory summed */
@@ -496,7 +504,7 @@ void intel_util_from_clients(const struct drm_client *prev, size_t nprev,
 		}
 		if (c->mem_bytes >= 0)
 			procs[k].mem_bytes =
-				(procs[k].mem_bytes < 0 ? 0 : procs[k].mem_bytes) + c->mem_bytes;
+			    (procs[k].mem_bytes < 0 ? 0 : procs[k].mem_bytes) + c->mem_bytes;
 	}
 	set_pct(&out->util_gpu_pct, share[DRM_CLASS_COMPUTE], known[DRM_CLASS_COMPUTE], ncur > 0,
 		cycles ? "drm-cycles-rcs/ccs" : "drm-engine-render/compute");
@@ -542,8 +550,7 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
-static void scan_clients(const struct sysgpu *sg, struct drm_client **out, size_t *n,
-			 int64_t *t)
+static void scan_clients(const struct sysgpu *sg, struct drm_client **out, size_t *n, int64_t *t)
 {
 	const char *pdev = sg->bdf;
 
@@ -616,8 +623,8 @@ static void intel_fast(struct sysgpu *sg, unsigned mask, unsigned *unsup, struct
 			/* a counter that did not move in 20 ms says nothing: its update period
 			 * may be longer (and a replay's files never move); n/a, not 0 W */
 			num_na(&out->power_mw, p->energy_file);
-		} else if (power_between(sg->energy_uj_prev, sg->energy_t_prev,
-					 (uint64_t)energy.v, t_energy, &mw)) {
+		} else if (power_between(sg->energy_uj_prev, sg->energy_t_prev, (uint64_t)energy.v,
+					 t_energy, &mw)) {
 			num_set(&out->power_mw, mw);
 		} else {
 			num_na(&out->power_mw, p->energy_file);
@@ -744,23 +751,23 @@ static void intel_energy(struct sysgpu *sg, struct num *energy_mj)
 }
 
 const struct gpu_backend backend_i915 = {
-	.name = "i915",
-	.vendor = "Intel",
-	.vendor_id = GPU_VENDOR_INTEL,
-	.driver = "i915",
-	.read_static = intel_static,
-	.read_fast = intel_fast,
-	.read_energy = intel_energy,
-	.close = intel_close,
+    .name = "i915",
+    .vendor = "Intel",
+    .vendor_id = GPU_VENDOR_INTEL,
+    .driver = "i915",
+    .read_static = intel_static,
+    .read_fast = intel_fast,
+    .read_energy = intel_energy,
+    .close = intel_close,
 };
 
 const struct gpu_backend backend_xe = {
-	.name = "xe",
-	.vendor = "Intel",
-	.vendor_id = GPU_VENDOR_INTEL,
-	.driver = "xe",
-	.read_static = intel_static,
-	.read_fast = intel_fast,
-	.read_energy = intel_energy,
-	.close = intel_close,
+    .name = "xe",
+    .vendor = "Intel",
+    .vendor_id = GPU_VENDOR_INTEL,
+    .driver = "xe",
+    .read_static = intel_static,
+    .read_fast = intel_fast,
+    .read_energy = intel_energy,
+    .close = intel_close,
 };
