@@ -226,10 +226,8 @@ static void intel_close(struct sysgpu *sg)
 static void read_freq(struct sysgpu *sg, struct intel_priv *p, const char *const (*files)[2],
 		      size_t nfiles, struct num *out)
 {
-	struct num first;
 	size_t f, d;
 
-	memset(&first, 0, sizeof(first));
 	for (f = 0; f < nfiles; f++) {
 		const char *file = files[f][0], *call = files[f][1];
 		struct num best, err, n;
@@ -238,42 +236,25 @@ static void read_freq(struct sysgpu *sg, struct intel_priv *p, const char *const
 
 		memset(&best, 0, sizeof(best));
 		memset(&err, 0, sizeof(err));
-		memset(&n, 0, sizeof(n));
-		if (!is_xe(sg)) {
-			snprintf(path, sizeof(path), "%s/%s", p->card_dir, file);
+		for (d = 0; d < (is_xe(sg) ? p->nfreq : 1); d++) {
+			snprintf(path, sizeof(path), "%s/%s",
+				 is_xe(sg) ? p->freq_dirs[d] : p->card_dir, file);
 			sysfs_num_at(path, call, 1, 0, &n);
-			ok = num_ok(&n);
-			failed = n.st == VAL_ERR;
-			best = err = n;
-		} else {
-			for (d = 0; d < p->nfreq; d++) {
-				snprintf(path, sizeof(path), "%s/%s", p->freq_dirs[d], file);
-				sysfs_num_at(path, call, 1, 0, &n);
-				if (num_ok(&n) && (!ok || n.v > best.v)) {
-					best = n;
-					ok = true;
-				} else if (n.st == VAL_ERR && !failed) {
-					err = n;
-					failed = true;
-				}
+			if (num_ok(&n) && (!ok || n.v > best.v)) {
+				best = n;
+				ok = true;
+			} else if (n.st == VAL_ERR && !failed) {
+				err = n;
+				failed = true;
 			}
-			if (!p->nfreq)
-				num_na(&err, call);
 		}
-		if (ok) {
-			*out = best;
+		if (ok || failed) {
+			*out = ok ? best : err;
 			return;
 		}
-		if (failed) {
-			*out = err;
-			return;
-		}
-		if (f == 0)
-			first = is_xe(sg) ? err : n;
 	}
-	if (first.st != VAL_NA)
-		num_na(&first, files[0][1]);
-	*out = first;
+	/* none of the files exists: the first names what is missing */
+	num_na(out, files[0][1]);
 }
 
 static const char *const i915_act[][2] = {

@@ -244,6 +244,25 @@ static void test_max1550(void)
 	close_machine(g, n);
 }
 
+static void test_max1550_package_channel(void)
+{
+	struct sysgpu *g = NULL;
+	size_t n = open_machine("intel-max1550-pkg.json", &g);
+	struct gpu_static st;
+	struct num e;
+
+	CHECK(n == 1);
+	memset(&st, 0, sizeof(st));
+	memset(&e, 0, sizeof(e));
+	g[0].be->read_static(&g[0], &st, PROBE_STATIC);
+	CHECK(num_ok(&st.power_limit_mw) && st.power_limit_mw.v == 450000);
+	CHECK(from(&st.power_limit_mw, "power2_max"));
+	CHECK(num_ok(&st.power_default_mw) && st.power_default_mw.v == 600000);
+	g[0].be->read_energy(&g[0], &e);
+	CHECK(num_ok(&e) && e.v == 2500 && from(&e, "energy2_input"));
+	close_machine(g, n);
+}
+
 /* ---- utilisation from DRM clients ------------------------------------------------------------ */
 
 static struct drm_client client(unsigned pid, uint64_t id, int64_t mem)
@@ -383,6 +402,7 @@ int main(void)
 	RUN(test_a770_fast);
 	RUN(test_a770_energy_root_only);
 	RUN(test_max1550);
+	RUN(test_max1550_package_channel);
 	RUN(test_util_i915_ns);
 	RUN(test_util_xe_cycles);
 	RUN(test_util_capped_and_idle);
