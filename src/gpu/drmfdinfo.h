@@ -18,8 +18,10 @@
 enum drm_class {
 	DRM_CLASS_COMPUTE = 0, /* amdgpu gfx/compute, i915 render/compute, xe rcs/ccs */
 	DRM_CLASS_COPY,	       /* amdgpu dma/sdma, i915 copy, xe bcs */
-	DRM_CLASS_DEC,	       /* amdgpu dec/jpeg, i915 video, xe vcs */
-	DRM_CLASS_ENC,	       /* amdgpu enc, i915 video-enhance, xe vecs */
+	DRM_CLASS_DEC,	       /* amdgpu dec/jpeg/vcn; Intel's video engines (i915 video, xe
+				  vcs), which encode and decode */
+	DRM_CLASS_ENC,	       /* amdgpu enc (Intel has no engine of its own for it; its video
+				  enhancement engines, video-enhance and vecs, are not counted) */
 	DRM_NCLASSES,
 };
 
@@ -48,9 +50,10 @@ int drm_engine_class(const char *engine);
 bool drm_fdinfo_parse(const char *text, struct drm_client *c);
 
 /* Every DRM client of every process this user may read, for the devices in pdevs (NULL: all),
- * one entry per (pdev, client id). *out is the caller's to free. Returns the count. Processes
- * whose fd folder cannot be read are counted in *unreadable (may be NULL). */
-size_t drm_clients_scan(const char *const *pdevs, size_t npdevs, struct drm_client **out,
-			unsigned *unreadable);
+ * one entry per (pdev, client id), into *out (the caller's to free) and *n. Processes whose fd
+ * folder cannot be read (another user's, when not root) are counted in *unreadable (may be
+ * NULL). Returns 0, or -errno when /proc cannot be listed (then *n is 0). */
+int drm_clients_scan(const char *const *pdevs, size_t npdevs, struct drm_client **out, size_t *n,
+		     unsigned *unreadable);
 
 #endif

@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include "intel.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -443,8 +444,7 @@ void intel_util_from_clients(const struct drm_client *prev, size_t nprev,
 {
 	double share[DRM_NCLASSES] = {0};
 	bool known[DRM_NCLASSES] = {false}, cycles = false;
-	struct gpu_proc *procs = NULL;
-	size_t i, k, np = 0;
+	size_t i, k;
 
 	for (i = 0; i < ncur; i++) {
 		const struct drm_client *c = &cur[i];
@@ -469,36 +469,14 @@ void intel_util_from_clients(const struct drm_client *prev, size_t nprev,
 					    (double)(c->busy_ns[k] - p->busy_ns[k]) / (double)dt_ns;
 			}
 		}
-		/* one process entry per PID, its clients' memory summed */
-		for (k = 0; k < np && procs[k].pid != c->pid; k++)
-			;
-		if (k == np) {
-			procs = xrealloc(procs, (np + 1) * sizeof(*procs));
-			memset(&procs[np], 0, sizeof(*procs));
-			procs[np].pid = c->pid;
-			procs[np].mem_bytes = -1;
-			/* fdinfo does not say compute from graphics; Intel's GPUs run both on
-			 * the same engines */
-			procs[np].type = 'C';
-			procs[np].gi = procs[np].ci = 0xffffffffu;
-			np++;
-		}
-		if (c->mem_bytes >= 0)
-			procs[k].mem_bytes =
-			    (procs[k].mem_bytes < 0 ? 0 : procs[k].mem_bytes) + c->mem_bytes;
 	}
 	set_pct(&out->util_gpu_pct, share[DRM_CLASS_COMPUTE], known[DRM_CLASS_COMPUTE], ncur > 0,
 		cycles ? "drm-cycles-rcs/ccs" : "drm-engine-render/compute");
 	set_pct(&out->dec_pct, share[DRM_CLASS_DEC], known[DRM_CLASS_DEC], ncur > 0,
 		cycles ? "drm-cycles-vcs" : "drm-engine-video");
-	set_pct(&out->enc_pct, share[DRM_CLASS_ENC], known[DRM_CLASS_ENC], ncur > 0,
-		cycles ? "drm-cycles-vecs" : "drm-engine-video-enhance");
-	free(out->procs);
-	out->procs = procs;
-	out->procs_len = np;
-	out->nprocs.call = "drm fdinfo";
-	out->nprocs.lib = LIB_HOST;
-	num_set(&out->nprocs, (int64_t)np);
+	/* Intel's video engines encode and decode alike, and are dec_pct: no engine is the
+	 * encoder's own */
+	num_na(&out->enc_pct, cycles ? "drm-cycles-vcs (dec_pct)" : "drm-engine-video (dec_pct)");
 }
 
 /* ---- the fast tier ------------------------------------------------------------------------- */
@@ -531,12 +509,24 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
-static void scan_clients(const struct sysgpu *sg, struct drm_client **out, size_t *n, int64_t *t)
+static int scan_clients(const struct sysgpu *sg, struct drm_client **out, size_t *n, int64_t *t)
 {
 	const char *pdev = sg->bdf;
+	int rc = drm_clients_scan(&pdev, 1, out, n, NULL);
 
-	*n = drm_clients_scan(&pdev, 1, out, NULL);
 	*t = now_ns();
+	return rc;
+}
+
+/* /proc could not be listed: every utilisation field asked for is that error */
+static void util_failed(struct num *n, int rc)
+{
+	memset(n, 0, sizeof(*n));
+	n->st = VAL_ERR;
+	n->call = "/proc";
+	n->lib = LIB_HOST;
+	n->rc = rc;
+	n->reason = rc == -EACCES || rc == -EPERM ? REASON_NO_PERMISSION : REASON_OTHER;
 }
 
 static void intel_fast(struct sysgpu *sg, unsigned mask, unsigned *unsup, struct gpu_sample *out)
@@ -551,6 +541,7 @@ static void intel_fast(struct sysgpu *sg, unsigned mask, unsigned *unsup, struct
 	int64_t t_clients = 0, t_energy = 0;
 	struct num energy;
 	bool energy_first = false, util_first = false, scanner = drm_clients_scan != NULL;
+	int scan_rc = 0;
 
 	/* first readings; a GPU with no earlier one gets a second reading 20 ms later, so a
 	 * one-shot `gpuvet status` shows power and utilisation from a single call */
@@ -571,8 +562,8 @@ static void intel_fast(struct sysgpu *sg, unsigned mask, unsigned *unsup, struct
 		}
 	}
 	if (want_util && scanner) {
-		scan_clients(sg, &cur, &ncur, &t_clients);
-		if (!p->have_clients) {
+		scan_rc = scan_clients(sg, &cur, &ncur, &t_clients);
+		if (scan_rc == 0 && !p->have_clients) {
 			free(p->clients);
 			p->clients = cur;
 			p->nclients = ncur;
@@ -589,7 +580,7 @@ static void intel_fast(struct sysgpu *sg, unsigned mask, unsigned *unsup, struct
 			t_energy = now_ns();
 		}
 		if (util_first)
-			scan_clients(sg, &cur, &ncur, &t_clients);
+			scan_rc = scan_clients(sg, &cur, &ncur, &t_clients);
 	}
 
 	if (mask & PF_POWER) {
@@ -616,7 +607,16 @@ static void intel_fast(struct sysgpu *sg, unsigned mask, unsigned *unsup, struct
 		}
 	}
 
-	if (want_util && scanner) {
+	if (want_util && scanner && scan_rc != 0) {
+		free(cur);
+		if (mask & PF_UTIL)
+			util_failed(&out->util_gpu_pct, scan_rc);
+		if (mask & PF_DEC)
+			util_failed(&out->dec_pct, scan_rc);
+		if (mask & PF_ENC)
+			num_na(&out->enc_pct, "drm-engine-video (dec_pct)");
+		no |= mask & PF_ENC;
+	} else if (want_util && scanner) {
 		struct gpu_sample tmp;
 
 		memset(&tmp, 0, sizeof(tmp));
@@ -626,31 +626,28 @@ static void intel_fast(struct sysgpu *sg, unsigned mask, unsigned *unsup, struct
 		p->clients = cur;
 		p->nclients = ncur;
 		p->clients_t_ns = t_clients;
-		if (mask & PF_UTIL) {
+		if (mask & PF_UTIL)
 			out->util_gpu_pct = tmp.util_gpu_pct;
-			num_na(&out->util_mem_pct, NO_FILE);
-			free(out->procs);
-			out->procs = tmp.procs;
-			out->procs_len = tmp.procs_len;
-			out->nprocs = tmp.nprocs;
-			tmp.procs = NULL;
-		}
 		if (mask & PF_ENC)
 			out->enc_pct = tmp.enc_pct;
 		if (mask & PF_DEC)
 			out->dec_pct = tmp.dec_pct;
-		free(tmp.procs);
+		if (tmp.util_gpu_pct.st == VAL_NA)
+			no |= mask & PF_UTIL;
+		if (tmp.dec_pct.st == VAL_NA)
+			no |= mask & PF_DEC;
+		no |= mask & PF_ENC;
 	} else if (want_util) {
-		if (mask & PF_UTIL) {
+		if (mask & PF_UTIL)
 			num_na(&out->util_gpu_pct, "drm_clients_scan");
-			num_na(&out->util_mem_pct, NO_FILE);
-		}
 		if (mask & PF_ENC)
 			num_na(&out->enc_pct, "drm_clients_scan");
 		if (mask & PF_DEC)
 			num_na(&out->dec_pct, "drm_clients_scan");
 		no |= want_util;
 	}
+	if (mask & PF_UTIL)
+		num_na(&out->util_mem_pct, NO_FILE);
 
 	if (mask & (PF_CLOCK_GR | PF_CLOCK_SM)) {
 		struct num f;
