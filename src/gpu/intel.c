@@ -591,9 +591,10 @@ static void intel_fast(struct sysgpu *sg, unsigned mask, unsigned *unsup, struct
 			no |= PF_POWER;
 		if (!num_ok(&energy)) {
 			sg->energy_t_prev = 0;
-		} else if (energy_first && (uint64_t)energy.v == sg->energy_uj_prev) {
-			/* a counter that did not move in 20 ms says nothing: its update period
-			 * may be longer (and a replay's files never move); n/a, not 0 W */
+		} else if ((uint64_t)energy.v == sg->energy_uj_prev) {
+			/* a counter that did not move says nothing: a GPU that answers draws
+			 * power, so the counter is not updating (its period may be longer than a
+			 * first sample's 20 ms; a replay's files never move); n/a, not 0 W */
 			num_na(&out->power_mw, p->energy_file);
 		} else if (power_between(sg->energy_uj_prev, sg->energy_t_prev, (uint64_t)energy.v,
 					 t_energy, &mw)) {

@@ -143,6 +143,13 @@ static void test_a770_fast(void)
 	CHECK(na(&s.power_mw) && from(&s.power_mw, "energy1_input"));
 	CHECK(g[1].energy_uj_prev == 123456789012ULL && g[1].energy_t_prev != 0);
 	CHECK(!(unsup & PF_POWER));
+	/* nor on the next sample, a second later: still n/a, not 0 W */
+	g[1].energy_t_prev -= 1000000000;
+	memset(&s, 0, sizeof(s));
+	g[1].be->read_fast(&g[1], PF_POWER, NULL, &s);
+	CHECK(na(&s.power_mw) && from(&s.power_mw, "energy1_input"));
+	memset(&s, 0, sizeof(s));
+	g[1].be->read_fast(&g[1], FILE_GROUPS, &unsup, &s);
 	/* i915 on 6.8 has no hwmon temperature and no fan duty cycle */
 	CHECK(na(&s.temp_c) && (unsup & PF_TEMP));
 	CHECK(na(&s.fan_pct) && (unsup & PF_FAN));
