@@ -30,8 +30,9 @@
 #include "backend.h"
 #include "probe.h"
 
-/* The scanner is gpu/drmfdinfo.c's, which may be absent from a build (the backends were
- * written before it): a weak reference leaves utilisation n/a instead of failing the link. */
+/* The scanner is gpu/drmfdinfo.c's, written on another branch at the same time as this file:
+ * the weak reference lets this branch link without it (utilisation then n/a) and binds as any
+ * other once it is linked in. It can go when both are merged. */
 #pragma weak drm_clients_scan
 
 /* The call named for a field neither driver has a file for. */
