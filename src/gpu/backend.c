@@ -263,6 +263,11 @@ void sysfs_num(const struct sysgpu *sg, const char *rel, int64_t mul, int64_t di
 	read_num_at(path, rel, mul, div, n);
 }
 
+void sysfs_num_at(const char *path, const char *call, int64_t mul, int64_t div, struct num *n)
+{
+	read_num_at(path, call, mul, div, n);
+}
+
 void sysfs_hwmon(const struct sysgpu *sg, const char *hwrel, int64_t mul, int64_t div,
 		 struct num *n)
 {

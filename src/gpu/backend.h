@@ -95,6 +95,9 @@ const char *gpu_vendor_name(const struct gpu *g);
  * VAL_ERR with rc = -errno when it cannot be read (EACCES: another user's) or does not parse. */
 void sysfs_num(const struct sysgpu *sg, const char *rel, int64_t mul, int64_t div, struct num *n);
 void sysfs_text(const struct sysgpu *sg, const char *rel, struct text *t);
+/* A file at an absolute path (the card folder, /sys/class/drm/cardN, holds i915's frequency
+ * files; a PCI bridge above the GPU): call is the literal the caller names it by. */
+void sysfs_num_at(const char *path, const char *call, int64_t mul, int64_t div, struct num *n);
 /* hwmon's file name (e.g. "power1_average") under sg->hwmon; call is the literal hwrel. */
 void sysfs_hwmon(const struct sysgpu *sg, const char *hwrel, int64_t mul, int64_t div,
 		 struct num *n);
