@@ -30,11 +30,6 @@
 #include "backend.h"
 #include "probe.h"
 
-/* The scanner is gpu/drmfdinfo.c's, written on another branch at the same time as this file:
- * the weak reference lets this branch link without it (utilisation then n/a) and binds as any
- * other once it is linked in. It can go when both are merged. */
-#pragma weak drm_clients_scan
-
 /* The call named for a field neither driver has a file for. */
 #define NO_FILE "no i915/xe file"
 
@@ -541,7 +536,7 @@ static void intel_fast(struct sysgpu *sg, unsigned mask, unsigned *unsup, struct
 	size_t ncur = 0;
 	int64_t t_clients = 0, t_energy = 0;
 	struct num energy;
-	bool energy_first = false, util_first = false, scanner = drm_clients_scan != NULL;
+	bool energy_first = false, util_first = false;
 	int scan_rc = 0;
 
 	/* first readings; a GPU with no earlier one gets a second reading 20 ms later, so a
@@ -562,7 +557,7 @@ static void intel_fast(struct sysgpu *sg, unsigned mask, unsigned *unsup, struct
 			}
 		}
 	}
-	if (want_util && scanner) {
+	if (want_util) {
 		scan_rc = scan_clients(sg, &cur, &ncur, &t_clients);
 		if (scan_rc == 0 && !p->have_clients) {
 			free(p->clients);
@@ -609,7 +604,7 @@ static void intel_fast(struct sysgpu *sg, unsigned mask, unsigned *unsup, struct
 		}
 	}
 
-	if (want_util && scanner && scan_rc != 0) {
+	if (want_util && scan_rc != 0) {
 		free(cur);
 		if (mask & PF_UTIL)
 			util_failed(&out->util_gpu_pct, scan_rc);
@@ -618,7 +613,7 @@ static void intel_fast(struct sysgpu *sg, unsigned mask, unsigned *unsup, struct
 		if (mask & PF_ENC)
 			num_na(&out->enc_pct, "drm-engine-video (dec_pct)");
 		no |= mask & PF_ENC;
-	} else if (want_util && scanner) {
+	} else if (want_util) {
 		struct gpu_sample tmp;
 
 		memset(&tmp, 0, sizeof(tmp));

@@ -27,6 +27,18 @@ expect_exit "status: unreadable files" 0 "$GPUVET" --replay "$FAULTS" status --j
 expect_jq "faults: unreadable hwmon is an error, not 0" '.gpus[0] | (has("power_mw") | not) and (.errors.power_mw | test("Permission denied"))' "$TMP/out"
 expect_jq "faults: only the amdgpu card (not the BMC's ast)" '.gpu_count == 1' "$TMP/out"
 
+# ---- Intel: xe (Max 1550, two tiles) and i915 (Arc A770 beside the integrated GPU)
+MAX=$S/intel-max1550.json ARC=$S/intel-arc-a770.json
+expect_exit "status: Max 1550 on xe" 0 "$GPUVET" --replay "$MAX" status --json
+expect_jq "Max 1550: vendor, driver, both tiles' memory, the faster tile's clock" '.gpus[0] | .vendor == "Intel" and .driver == "xe" and .mem_total_bytes == 137438953472 and .clock_gr_mhz == 1550' "$TMP/out"
+expect_jq "Max 1550: its process from xe's fdinfo, with its VRAM" '.gpus[0].processes == 1' "$TMP/out"
+expect_exit "Max 1550: compute apps" 0 "$GPUVET" --replay "$MAX" status --query-compute-apps=pid,used_memory --format=csv,noheader
+expect_grep "Max 1550: the job's 8 GiB of VRAM" '^7001, 8192 MiB$' "$TMP/out"
+expect_exit "status: Arc A770 and the integrated GPU" 0 "$GPUVET" --replay "$ARC" status --json
+expect_jq "Arc: both GPUs on i915, in bus order" '[.gpus[] | .driver] == ["i915", "i915"] and (.gpus[1].name | test("A770"))' "$TMP/out"
+expect_jq "Arc: the link of the card's own switch, not the GPU's x1" '.gpus[1] | .pcie_width_max == 16' "$TMP/out"
+expect_exit "doctor on the Intel machine: exit 0" 0 "$GPUVET" --replay "$MAX" doctor
+
 # ---- watch and top
 expect_exit "watch -c 1" 0 "$GPUVET" --replay "$MI" watch -c 1 -s pucm
 expect_grep "watch: the MI300X's power, temperatures, util and clocks" '^ +0 +152 +45 +38 +37 +12 ' "$TMP/out"

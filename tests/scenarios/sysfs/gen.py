@@ -37,6 +37,10 @@ def gpu(files, card, pci, ids, dev, hwmon, ras=None, render=None):
     link(files, "/sys/class/drm/" + card, pci + "/drm/" + card)
     link(files, pci + "/drm/" + card + "/device", pci)
     listing(files, pci + "/drm", [card] + ([render] if render else []))
+    if render:
+        # the node udev made: group render (109 here), which the recording user is in
+        files["/dev/dri/" + render] = {"stat": {"type": "c", "mode": "0660", "uid": 0, "gid": 109,
+                                                "major": 226, "minor": int(render[7:])}}
     link(files, pci + "/driver", "/sys/bus/pci/drivers/" + ids.get("driver", "amdgpu"))
     for k in ("vendor", "device", "revision", "subsystem_vendor", "subsystem_device", "class"):
         if k in ids:
@@ -59,6 +63,8 @@ def gpu(files, card, pci, ids, dev, hwmon, ras=None, render=None):
 def kfd(files, nodes):
     """The KFD topology: nodes[i] is the text of node i's properties (node 0 the CPU)."""
     link(files, "/sys/class/kfd/kfd", "/sys/devices/virtual/kfd/kfd")
+    files["/dev/kfd"] = {"stat": {"type": "c", "mode": "0660", "uid": 0, "gid": 109,
+                                  "major": 235, "minor": 0}}
     base = "/sys/devices/virtual/kfd/kfd/topology/nodes"
     listing(files, base, [str(i) for i in range(len(nodes))])
     for i, text in enumerate(nodes):

@@ -59,6 +59,31 @@ class Tree:
         self.link(dev + "/driver", "../../../bus/pci/drivers/" + driver)
         self.dir(dev + "/drm", ["card%d" % n, "renderD%d" % render])
         self.file("%s/drm/card%d/dev" % (dev, n), "226:%d" % n)
+        # on the PCI bus too, where doctor looks first
+        bdf = os.path.basename(dev)
+        bus = self.files.setdefault("/sys/bus/pci/devices", {"dir": []})
+        bus["dir"] = sorted(set(bus["dir"]) | {bdf})
+        self.link("/sys/bus/pci/devices/" + bdf, "../../../devices" + dev[len("/sys/devices"):])
+
+    def proc(self, pid, comm, argv, fds):
+        """a process holding DRM files: fd links and the fdinfo its driver writes
+        (Documentation/gpu/drm-usage-stats.rst), with what the process table reads"""
+        base = "/proc/%d" % pid
+        listing = self.files.setdefault("/proc", {"dir": ["self"]})
+        listing["dir"] = sorted(set(listing["dir"]) | {str(pid)})
+        self.file(base + "/comm", comm)
+        self.files[base + "/cmdline"] = {"hex": ("\0".join(argv) + "\0").encode().hex()}
+        self.file(base + "/status", "Name:\t%s\nState:\tS (sleeping)\nPid:\t%d\nPPid:\t1\n"
+                  "Uid:\t1000\t1000\t1000\t1000\nGid:\t1000\t1000\t1000\t1000" % (comm, pid))
+        self.file(base + "/stat", "%d (%s) S 1 %d %d 0 -1 4194304 100 0 0 0 5000 300 0 0 20 0 8 0 "
+                  "123456 4294967296 131072 18446744073709551615 0 0 0 0 0 0 0 16781312 1 0 0 "
+                  "17 3 0 0 0 0 0 0 0 0 0 0 0 0 0" % (pid, comm, pid, pid))
+        self.dir(base + "/fd", ["0", "1", "2"] + [str(fd) for fd in fds])
+        for fd in ("0", "1", "2"):
+            self.link("%s/fd/%s" % (base, fd), "/dev/pts/0")
+        for fd, (node, info) in fds.items():
+            self.link("%s/fd/%d" % (base, fd), node)
+            self.file("%s/fdinfo/%d" % (base, fd), info)
 
 
 def recording(description, tree):
@@ -152,6 +177,18 @@ def max1550():
                  "power1_rated_max": "600000000", "temp2_input": "45000",
                  "temp3_input": "52000", "in1_input": "880"}.items():
         t.file(hw + "/" + k, v)
+    # a job on the GPU: xe's fdinfo gives busy and total cycles per engine class, and its memory
+    t.proc(7001, "python3", ["python3", "train_xpu.py"], {4: ("/dev/dri/renderD128", (
+        "pos:\t0\nflags:\t02100002\nmnt_id:\t27\nino:\t1045\ndrm-driver:\txe\n"
+        "drm-client-id:\t12\ndrm-pdev:\t0000:18:00.0\n"
+        "drm-total-system:\t4096 KiB\ndrm-shared-system:\t0\ndrm-active-system:\t0\n"
+        "drm-resident-system:\t4096 KiB\ndrm-purgeable-system:\t0\n"
+        "drm-total-vram0:\t8388608 KiB\ndrm-shared-vram0:\t0\ndrm-active-vram0:\t0\n"
+        "drm-resident-vram0:\t8388608 KiB\ndrm-purgeable-vram0:\t0\n"
+        "drm-cycles-rcs:\t0\ndrm-total-cycles-rcs:\t912345678901\n"
+        "drm-cycles-ccs:\t734567890123\ndrm-total-cycles-ccs:\t912345678901\n"
+        "drm-engine-capacity-ccs:\t4\n"
+        "drm-cycles-bcs:\t1234567\ndrm-total-cycles-bcs:\t912345678901\n"))})
     return recording("Data Center GPU Max 1550 on xe, two tiles of 64 GiB (gt0, gt1), Gen5 "
                      "x16; no NVIDIA driver", t)
 
