@@ -147,8 +147,11 @@ void topo_job_run(void *arg)
 	struct topo_job *j = arg;
 	struct probe *p = NULL;
 
-	j->rc = probe_open(&p, &j->sys, PROBE_NVML | PROBE_STATIC | PROBE_STATIC_SLOW, &j->e);
-	if (j->rc == 0 && j->sys.nvml_lib.loaded && j->sys.nvml_init.v == 0) {
+	j->rc = probe_open(&p, &j->sys, PROBE_NVML | PROBE_OTHER | PROBE_STATIC | PROBE_STATIC_SLOW,
+			   &j->e);
+	/* other vendors' GPUs: their PCIe links and places in the tree (no NVLink, no P2P) */
+	if (j->rc == 0 &&
+	    ((j->sys.nvml_lib.loaded && j->sys.nvml_init.v == 0) || j->sys.nsysgpus)) {
 		probe_sample(p, &j->sys, PROBE_FAST | PROBE_HEALTH, &j->e);
 		probe_topology(p, &j->sys, &j->t);
 		topo_read_pcie(&j->t, &j->sys);

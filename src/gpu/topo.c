@@ -508,7 +508,25 @@ void topo_format_matrix(const struct topo *t, const struct gpu_system *sys, cons
 	}
 }
 
-static void format_p2p(const struct topo *t, const bool *shown, struct strbuf *out)
+/* Are the GPUs shown all other vendors' (gpu/backend.h)? NVML's P2P and NVLink are then
+ * said to be NVIDIA's, not "none". */
+static bool others_only(const struct gpu_system *sys, const bool *shown)
+{
+	unsigned i;
+	bool any = false;
+
+	for (i = 0; i < sys->ngpus; i++) {
+		if (!is_shown(shown, i))
+			continue;
+		if (!sys->gpus[i].sg)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+static void format_p2p(const struct topo *t, const struct gpu_system *sys, const bool *shown,
+		       struct strbuf *out)
 {
 	static const char caps[TOPO_P2P_N] = {'r', 'w', 'n', 'a'};
 	unsigned i, j, c;
@@ -521,7 +539,9 @@ static void format_p2p(const struct topo *t, const bool *shown, struct strbuf *o
 				    num_ok(topo_p2p(t, i, j, c)))
 					any = true;
 	if (!any) {
-		if (t->n > 1)
+		if (t->n > 1 && others_only(sys, shown))
+			sb_adds(out, "\nP2P: n/a (NVIDIA only: NVML's P2P status)\n");
+		else if (t->n > 1)
 			sb_adds(out, "\nP2P: not reported by NVML\n");
 		return;
 	}
@@ -587,7 +607,8 @@ static bool same_link(const struct topo_link *a, const struct topo_link *b)
 	       (a->remote_gpu >= 0 || strcmp(a->remote_bus.s, b->remote_bus.s) == 0);
 }
 
-static void format_nvlink(const struct topo *t, const bool *shown, struct strbuf *out)
+static void format_nvlink(const struct topo *t, const struct gpu_system *sys, const bool *shown,
+			  struct strbuf *out)
 {
 	unsigned i, l, start;
 	bool any = false;
@@ -596,7 +617,10 @@ static void format_nvlink(const struct topo *t, const bool *shown, struct strbuf
 		if (is_shown(shown, i) && t->gpus[i].nlinks)
 			any = true;
 	if (!any) {
-		sb_adds(out, "\nNVLink: none reported by NVML\n");
+		/* AMD's xGMI and Intel's Xe Link have no sysfs interface gpuvet reads */
+		sb_adds(out, others_only(sys, shown) ? "\nNVLink: n/a (NVIDIA only; xGMI and Xe Link "
+						       "are not read)\n"
+						     : "\nNVLink: none reported by NVML\n");
 		return;
 	}
 	sb_adds(out, "\nNVLink      links  state  version  speed         far end\n");
@@ -714,7 +738,7 @@ void topo_format(const struct topo *t, const struct gpu_system *sys, const bool 
 		 struct strbuf *out)
 {
 	topo_format_matrix(t, sys, shown, out);
-	format_p2p(t, shown, out);
-	format_nvlink(t, shown, out);
+	format_p2p(t, sys, shown, out);
+	format_nvlink(t, sys, shown, out);
 	format_pcie(t, sys, shown, out);
 }

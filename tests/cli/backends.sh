@@ -50,6 +50,14 @@ expect_exit "top --once" 0 "$GPUVET" --replay "$MI" top --once --width 120
 expect_grep "top: slowdown reasons said NVIDIA only, not 'nothing holding it back'" 'slowdown reasons n/a \(NVIDIA only\)' "$TMP/out"
 expect_no_grep "top: no verdict it cannot give" 'nothing holding it back' "$TMP/out"
 
+# ---- topo: the PCIe tree and NUMA apply; NVML's P2P and NVLink are said to be NVIDIA's
+expect_exit "topo on the MI300X machine" 0 "$GPUVET" --replay "$MI" topo
+expect_grep "topo: the pair across NUMA nodes from the PCI paths" '^GPU0 +X +SYS\* +0-47,96-143' "$TMP/out"
+expect_grep "topo: P2P is NVIDIA's" '^P2P: n/a \(NVIDIA only' "$TMP/out"
+expect_grep "topo: NVLink is NVIDIA's" '^NVLink: n/a \(NVIDIA only' "$TMP/out"
+expect_exit "topo --json on the Arc machine" 0 "$GPUVET" --replay "$ARC" topo --json
+expect_jq "topo --json: the A770's link" '.gpus[1].pcie.gen == 4 and .gpus[1].pcie.width == 16' "$TMP/out"
+
 # ---- record and replay: the recording holds the files, and replays the same
 expect_exit "record an AMD replay" 0 "$GPUVET" --replay "$MI" record "$TMP/again.json"
 "$GPUVET" --replay "$MI" status --json | jq -S 'del(.gpus[].errors)' >"$TMP/a.json"
