@@ -26,6 +26,9 @@ void facts_collect(struct host_facts *f)
 	toolkit_collect(&f->toolkit, &f->env);
 	python_collect(&f->python, &f->env);
 	procs_collect(&f->procs);
+	/* other vendors' stacks: nothing is read unless pci found such a device */
+	oneapi_collect(&f->oneapi, &f->pci, &f->python);
+	ascend_collect(&f->ascend, &f->pci, &f->python);
 	stalls_collect(&f->stalls, &f->pci);
 }
 

@@ -44,19 +44,11 @@ static void group_name(unsigned gid, const char *group_file, char *out, size_t n
 	free(copy);
 }
 
-static void add_node(struct devnode_facts *d, const char *path, const char *group_file,
-		     bool keep_absent)
+bool devnodes_fill(struct devnode *nd, const char *path, const char *group_file)
 {
-	struct devnode *nd;
 	struct host_stat st;
-	bool exists;
+	bool exists = host_stat(path, &st) == 0;
 
-	if (d->n >= FACTS_MAX_NODES)
-		return;
-	exists = host_stat(path, &st) == 0;
-	if (!exists && !keep_absent)
-		return;
-	nd = &d->nodes[d->n++];
 	memset(nd, 0, sizeof(*nd));
 	str_copy(nd->path, path, sizeof(nd->path));
 	nd->exists = exists;
@@ -66,6 +58,17 @@ static void add_node(struct devnode_facts *d, const char *path, const char *grou
 		nd->access_rc = host_access(path, R_OK | W_OK);
 		group_name(st.gid, group_file, nd->group, sizeof(nd->group));
 	}
+	return exists;
+}
+
+static void add_node(struct devnode_facts *d, const char *path, const char *group_file,
+		     bool keep_absent)
+{
+	if (d->n >= FACTS_MAX_NODES)
+		return;
+	/* one stat per node: an absent node that is not kept is taken back */
+	if (!devnodes_fill(&d->nodes[d->n++], path, group_file) && !keep_absent)
+		d->n--;
 }
 
 /* "nvidia" followed by digits only: a GPU's node (nvidia-uvm, nvidiactl and nvidia-caps are
