@@ -233,12 +233,15 @@ static void runtime(const struct doctor_input *in, struct findings *out)
 			    fix_install(p, "libze-intel-gpu1", "intel-level-zero-gpu", buf,
 					sizeof(buf)));
 	}
-	if (o->igdrcl.n == 0 || !o->icd_path[0]) {
+	if (!o->icd_path[0] || !o->icd_lib_exists) {
 		f = finding_add(out, "oneapi.opencl_missing", SEV_WARN, -1,
 				"Intel's OpenCL driver is not installed: OpenCL programs see no GPU");
+		if (o->icd_path[0])
+			finding_evidence(f, "/etc/OpenCL/vendors/intel.icd: %s (%s)", o->icd_lib,
+					 o->icd_lib[0] == '/' ? "absent" : "not found by the loader");
+		else
+			finding_evidence(f, "/etc/OpenCL/vendors/intel.icd: absent");
 		lib_evidence(f, "libigdrcl.so", &o->igdrcl);
-		finding_evidence(f, "/etc/OpenCL/vendors/intel.icd: %s",
-				 o->icd_path[0] ? o->icd_lib : "absent");
 		finding_fix(f, FIX_ROOT, "`%s`.",
 			    fix_install(p, "intel-opencl-icd", "intel-opencl", buf, sizeof(buf)));
 	}
@@ -282,7 +285,7 @@ static void framework(const struct doctor_input *in, struct findings *out)
 			f = finding_add(out, "oneapi.torch_xpu", SEV_INFO, -1,
 					"PyTorch for Intel GPUs in %s", o->py[i].prefix);
 			if (o->py[i].torch_version[0])
-				finding_evidence(f, "%s/torch/version.py: __version__ %s, xpu %s",
+				finding_evidence(f, "torch/version.py in %s: __version__ %s, xpu %s",
 						 o->py[i].prefix, o->py[i].torch_version,
 						 o->py[i].torch_xpu[0] ? o->py[i].torch_xpu : "None");
 			if (o->py[i].ipex_version[0])
@@ -295,7 +298,7 @@ static void framework(const struct doctor_input *in, struct findings *out)
 		f = finding_add(out, "oneapi.torch_cpu_only", SEV_WARN, -1,
 				"PyTorch %s in %s is a CPU build: it cannot use the Intel GPU",
 				o->py[i].torch_version, o->py[i].prefix);
-		finding_evidence(f, "%s/torch/version.py: __version__ %s, xpu None", o->py[i].prefix,
+		finding_evidence(f, "torch/version.py in %s: __version__ %s, xpu None", o->py[i].prefix,
 				 o->py[i].torch_version);
 		finding_fix(f, 0,
 			    "Install PyTorch's XPU build in that environment: `pip install torch "

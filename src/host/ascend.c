@@ -212,8 +212,8 @@ static void read_python(struct ascend_facts *a, const struct python_facts *py)
 				ver[0] = '\0';
 			free(text);
 		}
-		str_fmt(a->torch_npu[a->ntorch_npu++], sizeof(a->torch_npu[0]), "%.*s: %s", 12,
-			e->kind, ver[0] ? ver : "version unknown");
+		str_fmt(a->torch_npu[a->ntorch_npu++], sizeof(a->torch_npu[0]), "%s (%.*s)",
+			ver[0] ? ver : "version unknown", 12, e->kind);
 	}
 }
 

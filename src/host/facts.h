@@ -319,7 +319,8 @@ struct oneapi_facts {
 	 * driver (libze_intel_gpu.so.1) and the OpenCL driver (libigdrcl.so) */
 	struct lib_list ze_loader, ze_gpu, igdrcl;
 	char icd_path[128];    /* /etc/OpenCL/vendors/intel.icd, "" absent */
-	char icd_lib[256];     /* what it names */
+	char icd_lib[256];     /* what it names: a path the ICD loader opens as it is, or a name */
+	bool icd_lib_exists;   /* that path exists (a bare name: found by the search) */
 	bool oneapi_dir;       /* /opt/intel/oneapi exists */
 	char oneapi_versions[256]; /* "compiler 2025.0 mkl 2025.0": each component's latest */
 	/* PyTorch builds for XPU and Intel's extension, per Python environment */

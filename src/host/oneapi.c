@@ -195,6 +195,8 @@ void oneapi_collect(struct oneapi_facts *o, const struct pci_facts *pci,
 		str_copy(o->icd_path, INTEL_ICD, sizeof(o->icd_path));
 		str_copy(o->icd_lib, str_trim(icd), sizeof(o->icd_lib));
 		free(icd);
+		/* the ICD loader dlopens the named path as it is: it need not be in the cache */
+		o->icd_lib_exists = o->icd_lib[0] == '/' ? host_exists(o->icd_lib) : libs[2].n > 0;
 	}
 	read_oneapi_dir(o);
 	read_python(o, py);
