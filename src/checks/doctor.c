@@ -29,6 +29,9 @@ void facts_collect(struct host_facts *f)
 	python_collect(&f->python, &f->env);
 	procs_collect(&f->procs);
 	amd_collect(&f->amd, &f->pci, &f->python);
+	/* other vendors' stacks: nothing is read unless pci found such a device */
+	oneapi_collect(&f->oneapi, &f->pci, &f->python);
+	ascend_collect(&f->ascend, &f->pci, &f->python);
 	stalls_collect(&f->stalls, &f->pci);
 }
 

@@ -193,6 +193,10 @@ struct kmsg_facts {
 	/* added by the doctor-host work: "... is not supported by the NVIDIA <ver> driver
 	 * release" (catalog row 9: a GPU too new or too old for the installed branch) */
 	char unsupported_line[256];
+	/* added by the Intel doctor work: i915's or xe's "Your graphics device 56a0 is not
+	 * properly supported by i915 in this kernel version. To force driver probe anyway, use
+	 * i915.force_probe=56a0 ...": a GPU newer than the kernel's driver */
+	char force_probe_line[256];
 };
 
 /* ---- libraries the loader would pick (libs.c) ---- */
@@ -355,6 +359,64 @@ struct amd_facts {
 	bool hsa_override_set, hip_visible_set, rocr_visible_set;
 };
 
+/* ---- Intel GPUs: driver, render nodes, Level Zero, oneAPI, PyTorch XPU (oneapi.c) ---- */
+
+#define FACTS_MAX_ONEAPI 8
+
+struct oneapi_facts {
+	bool present;	       /* an Intel GPU is on the bus: nothing else is read otherwise */
+	bool modules_read;     /* /proc/modules was readable */
+	bool i915_loaded, xe_loaded;
+	/* each Intel GPU's render node, in pci_facts.accel order ("" path: none) */
+	struct devnode render[FACTS_MAX_ACCEL];
+	/* the loader's candidates (libs.c's search): the Level Zero loader, the GPU's Level Zero
+	 * driver (libze_intel_gpu.so.1) and the OpenCL driver (libigdrcl.so) */
+	struct lib_list ze_loader, ze_gpu, igdrcl;
+	char icd_path[128];    /* /etc/OpenCL/vendors/intel.icd, "" absent */
+	char icd_lib[256];     /* what it names: a path the ICD loader opens as it is, or a name */
+	bool icd_lib_exists;   /* that path exists (a bare name: found by the search) */
+	bool oneapi_dir;       /* /opt/intel/oneapi exists */
+	char oneapi_versions[256]; /* "compiler 2025.0 mkl 2025.0": each component's latest */
+	/* PyTorch builds for XPU and Intel's extension, per Python environment */
+	struct {
+		char prefix[256];
+		char torch_version[64]; /* "" no torch */
+		char torch_xpu[32];	/* version.py's xpu, "" none */
+		bool torch_cuda_or_rocm;
+		char ipex_version[64];	/* intel_extension_for_pytorch, "" none */
+	} py[FACTS_MAX_ONEAPI];
+	int npy;
+	char ze_affinity_mask[256];
+	bool ze_affinity_set;
+	char oneapi_device_selector[256];
+	bool selector_set;
+};
+
+/* ---- Huawei Ascend NPUs: driver, modules, /dev/davinci*, npu-smi, CANN (ascend.c) ---- */
+
+#define FACTS_MAX_ASCEND_NODES 24
+
+struct ascend_facts {
+	bool present;		/* an Ascend NPU is on the bus */
+	bool driver_dir;	/* /usr/local/Ascend/driver exists */
+	char driver_version[64]; /* version.info's Version=, "" unknown */
+	bool modules_read;
+	char modules[256];	/* the Ascend modules loaded: "drv_davinci_intf_host drv_devmng_host" */
+	int nmodules;
+	/* /dev/davinci_manager, /dev/devmm_svm, /dev/hisi_hdc (kept when absent), then
+	 * /dev/davinciN */
+	struct devnode nodes[FACTS_MAX_ASCEND_NODES];
+	int nnodes;
+	int ndavinci;
+	char npu_smi[256];	/* where npu-smi is, "" not found */
+	bool toolkit_dir;	/* /usr/local/Ascend/ascend-toolkit exists */
+	char cann_version[64];	/* the toolkit's latest, "" unknown */
+	char cann_path[256];	/* the file it came from */
+	char torch_npu[FACTS_MAX_ONEAPI][64]; /* "prefix: version" of each env with torch_npu */
+	int ntorch_npu;
+	bool torch_present;	/* some environment has torch */
+};
+
 /* ---- reads that did not answer, files that were not files (stalls.c) ---- */
 
 #define FACTS_MAX_STALLS 16
@@ -385,6 +447,8 @@ struct host_facts {
 	struct python_facts python;
 	struct proc_facts procs;
 	struct amd_facts amd;	   /* all zero on a machine without an AMD GPU */
+	struct oneapi_facts oneapi; /* Intel GPUs' stack; empty without an Intel GPU */
+	struct ascend_facts ascend; /* Huawei Ascend's; empty without an Ascend NPU */
 	struct stall_facts stalls; /* collected last, and again after the vendor probe */
 };
 
@@ -415,6 +479,9 @@ void libs_collect(struct lib_facts *l, const struct env_facts *env);
 #define LIBS_FAMILIES 4
 bool libs_parse_ldcache(struct lib_facts *l, const unsigned char *buf, size_t len,
 			uint32_t want_flags, bool seen[LIBS_FAMILIES]);
+/* The loader's candidates for each of n library names ("libze_loader.so"), searched like
+ * libs_collect's (LD_LIBRARY_PATH, /etc/ld.so.cache, the default folders), into lists[i]. */
+void libs_search(const char *const *names, struct lib_list *lists, size_t n);
 void toolkit_collect(struct toolkit_facts *t, const struct env_facts *env);
 void python_collect(struct python_facts *py, const struct env_facts *env);
 /* python_collect's scanner of version.py and build_info.py (exported for the fuzzer): the
@@ -436,6 +503,11 @@ int amd_elf_arch_list(const char *path, char *out, size_t n, char *note, size_t 
 /* "gfx942" for gfx_target_version 90402 (the step is a hex digit: 90010 is gfx90a); false
  * for 0 or a value out of range. */
 bool amd_gfx_name(unsigned version, char *out, size_t n);
+/* Intel's and Huawei's stacks, only when pci lists such a device (facts.h's oneapi, ascend) */
+void oneapi_collect(struct oneapi_facts *o, const struct pci_facts *pci,
+		    const struct python_facts *py);
+void ascend_collect(struct ascend_facts *a, const struct pci_facts *pci,
+		    const struct python_facts *py);
 /* Every read so far that stalled or met a node that is not a file; pci tells which paths
  * belong to an NVIDIA GPU. Replaces what s held. */
 void stalls_collect(struct stall_facts *s, const struct pci_facts *pci);

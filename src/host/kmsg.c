@@ -134,6 +134,9 @@ static void parse_line(struct kmsg_facts *k, char *msg, int64_t usec, int64_t se
 	if (strstr(msg, "Cannot initialize GSP firmware RM") ||
 	    strstr(msg, "failed to wait for GFW_BOOT") || strstr(msg, "WPR2 already up"))
 		str_copy(k->gsp_line, msg, sizeof(k->gsp_line));
+	/* i915_pci.c, xe_pci.c: a device id the driver knows but does not enable by default */
+	if (strstr(msg, "force_probe="))
+		str_copy(k->force_probe_line, msg, sizeof(k->force_probe_line));
 	if (strstr(msg, "is not supported by the"))
 		with_context(k->unsupported_line, sizeof(k->unsupported_line), msg, prev1, prev2);
 }
@@ -196,6 +199,8 @@ static bool kmsg_interesting(const char *msg)
 		"secureboot", "Secure boot", "nvlink", "nvswitch", "SXid",
 		/* "Loading of module with unavailable key is rejected" names no module */
 		"is rejected",
+		/* i915 or xe refusing a GPU newer than this kernel (checks/oneapi.c) */
+		"force_probe",
 	};
 	size_t i;
 

@@ -35,30 +35,25 @@
 #define FLAG_ELF 0x0001u
 #define FLAG_ELF_LIBC6 0x0003u
 
+/* A library name and the list its candidates go to: the four of struct lib_facts, or those a
+ * caller of libs_search asks for (the Level Zero loader, Intel's compute runtime). */
 struct family {
 	const char *prefix; /* "libcuda.so": matches libcuda.so, libcuda.so.1, libcuda.so.580.1 */
-	size_t offset;	    /* of its struct lib_list in struct lib_facts */
+	struct lib_list *list;
 };
 
-static const struct family families[] = {
-	{"libcuda.so", offsetof(struct lib_facts, libcuda)},
-	{"libnvidia-ml.so", offsetof(struct lib_facts, libnvml)},
-	{"libcudart.so", offsetof(struct lib_facts, libcudart)},
-	{"libcudnn.so", offsetof(struct lib_facts, libcudnn)},
-};
-
-_Static_assert(ARRAY_SIZE(families) == LIBS_FAMILIES, "facts.h: LIBS_FAMILIES");
+/* libs_collect's families, in the order of LIBS_FAMILIES's seen[] */
+#define NV_FAMILIES(l)                                                                        \
+	{                                                                                      \
+		{"libcuda.so", &(l)->libcuda}, {"libnvidia-ml.so", &(l)->libnvml},             \
+		    {"libcudart.so", &(l)->libcudart}, {"libcudnn.so", &(l)->libcudnn},        \
+	}
 
 /* Where the loader looks when neither LD_LIBRARY_PATH nor the cache has the name. */
 static const char *const default_dirs[] = {
 	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu",
 	"/usr/lib/aarch64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib",
 };
-
-static struct lib_list *family_list(struct lib_facts *l, const struct family *fam)
-{
-	return (struct lib_list *)((char *)l + fam->offset);
-}
 
 static bool name_in_family(const char *name, const char *prefix)
 {
@@ -132,7 +127,8 @@ static void add_candidate(struct lib_list *list, const char *name, const char *p
 }
 
 /* Every candidate of every family in one folder, sonames first. */
-static void scan_dir(struct lib_facts *l, const char *dir, enum lib_source src, bool *want)
+static void scan_dir(const struct family *fams, size_t nfams, const char *dir,
+		     enum lib_source src, bool *want)
 {
 	char **names;
 	size_t n, i, f;
@@ -140,31 +136,31 @@ static void scan_dir(struct lib_facts *l, const char *dir, enum lib_source src, 
 
 	if (host_list(dir, &names, &n) != 0)
 		return;
-	for (f = 0; f < ARRAY_SIZE(families); f++) {
+	for (f = 0; f < nfams; f++) {
 		if (want && !want[f])
 			continue;
 		for (rank = 0; rank <= 2; rank++) {
 			for (i = 0; i < n; i++) {
 				char path[512];
 
-				if (!name_in_family(names[i], families[f].prefix) ||
-				    name_rank(names[i], families[f].prefix) != rank)
+				if (!name_in_family(names[i], fams[f].prefix) ||
+				    name_rank(names[i], fams[f].prefix) != rank)
 					continue;
 				str_fmt(path, sizeof(path), "%s/%s", strcmp(dir, "/") ? dir : "",
 					names[i]);
-				add_candidate(family_list(l, &families[f]), names[i], path, src);
+				add_candidate(fams[f].list, names[i], path, src);
 			}
 		}
 	}
 	host_list_free(names, n);
 }
 
-static void scan_ld_library_path(struct lib_facts *l)
+static void scan_ld_library_path(const struct family *fams, size_t nfams, const char *llp)
 {
-	char copy[sizeof(l->ld_library_path)];
+	char copy[2048];
 	char *tok, *save = NULL;
 
-	str_copy(copy, l->ld_library_path, sizeof(copy));
+	str_copy(copy, llp, sizeof(copy));
 	for (tok = strtok_r(copy, ":;", &save); tok; tok = strtok_r(NULL, ":;", &save)) {
 		char dir[512];
 
@@ -174,7 +170,7 @@ static void scan_ld_library_path(struct lib_facts *l)
 		str_copy(dir, tok, sizeof(dir));
 		while (strlen(dir) > 1 && dir[strlen(dir) - 1] == '/')
 			dir[strlen(dir) - 1] = '\0';
-		scan_dir(l, dir, LIBSRC_LD_LIBRARY_PATH, NULL);
+		scan_dir(fams, nfams, dir, LIBSRC_LD_LIBRARY_PATH, NULL);
 	}
 }
 
@@ -185,7 +181,9 @@ struct ldcache {
 	size_t len;
 	bool big_endian;
 	uint32_t want_flags; /* the exact flags this machine's loader accepts, 0 for any libc6 */
-	bool seen[ARRAY_SIZE(families)]; /* the cache names this family (listed or not) */
+	const struct family *fams;
+	size_t nfams;
+	bool *seen; /* [nfams]: the cache names this family (listed or not) */
 };
 
 static uint32_t rd32(const struct ldcache *c, size_t off)
@@ -217,7 +215,7 @@ static bool flags_fit(const struct ldcache *c, uint32_t flags)
 	return (flags & FLAG_TYPE_MASK) == FLAG_ELF_LIBC6 || (flags & FLAG_TYPE_MASK) == FLAG_ELF;
 }
 
-static void cache_entry(struct lib_facts *l, struct ldcache *c, size_t strbase,
+static void cache_entry(struct ldcache *c, size_t strbase,
 			uint32_t flags, uint32_t key_off, uint32_t value_off)
 {
 	const char *key, *value;
@@ -229,16 +227,16 @@ static void cache_entry(struct lib_facts *l, struct ldcache *c, size_t strbase,
 	value = cache_string(c, strbase, value_off);
 	if (!key || !value || value[0] != '/')
 		return;
-	for (f = 0; f < ARRAY_SIZE(families); f++) {
-		if (!name_in_family(key, families[f].prefix))
+	for (f = 0; f < c->nfams; f++) {
+		if (!name_in_family(key, c->fams[f].prefix))
 			continue;
 		c->seen[f] = true;
-		add_candidate(family_list(l, &families[f]), key, value, LIBSRC_LDCACHE);
+		add_candidate(c->fams[f].list, key, value, LIBSRC_LDCACHE);
 	}
 }
 
 /* The new format, whose header starts at off; strings are relative to that header. */
-static int parse_new(struct lib_facts *l, struct ldcache *c, size_t off)
+static int parse_new(struct ldcache *c, size_t off)
 {
 	uint32_t nlibs, i;
 	unsigned char order;
@@ -257,13 +255,13 @@ static int parse_new(struct lib_facts *l, struct ldcache *c, size_t off)
 	for (i = 0; i < nlibs; i++) {
 		size_t e = off + LDCACHE_NEW_HEADER + (size_t)i * LDCACHE_NEW_ENTRY;
 
-		cache_entry(l, c, off, rd32(c, e), rd32(c, e + 4), rd32(c, e + 8));
+		cache_entry(c, off, rd32(c, e), rd32(c, e + 4), rd32(c, e + 8));
 	}
 	return 0;
 }
 
 /* The old format alone, or followed by the new one (glibc before 2.32 wrote both). */
-static int parse_old(struct lib_facts *l, struct ldcache *c)
+static int parse_old(struct ldcache *c)
 {
 	uint32_t nlibs, i;
 	size_t end, newoff;
@@ -277,14 +275,14 @@ static int parse_old(struct lib_facts *l, struct ldcache *c)
 	end = LDCACHE_OLD_HEADER + (size_t)nlibs * LDCACHE_OLD_ENTRY;
 	/* the new header follows, aligned like struct cache_file_new (8 bytes) */
 	newoff = (end + 7) & ~(size_t)7;
-	if (parse_new(l, c, newoff) == 0)
+	if (parse_new(c, newoff) == 0)
 		return 0;
 	c->big_endian = false;
 	for (i = 0; i < nlibs; i++) {
 		size_t e = LDCACHE_OLD_HEADER + (size_t)i * LDCACHE_OLD_ENTRY;
 
 		/* old-format strings are relative to the end of the entry table */
-		cache_entry(l, c, end, rd32(c, e), rd32(c, e + 4), rd32(c, e + 8));
+		cache_entry(c, end, rd32(c, e), rd32(c, e + 4), rd32(c, e + 8));
 	}
 	return 0;
 }
@@ -305,57 +303,70 @@ static uint32_t loader_flags(void)
 	return 0;
 }
 
+/* Fill c's lists from the cache in buf; false when buf is no cache. */
+static bool parse_cache(struct ldcache *c, const unsigned char *buf, size_t len,
+			uint32_t want_flags)
+{
+	c->buf = buf;
+	c->len = len;
+	c->want_flags = want_flags;
+	return parse_new(c, 0) == 0 || parse_old(c) == 0;
+}
+
 bool libs_parse_ldcache(struct lib_facts *l, const unsigned char *buf, size_t len,
 			uint32_t want_flags, bool seen[LIBS_FAMILIES])
 {
+	const struct family fams[] = NV_FAMILIES(l);
 	struct ldcache c;
-	bool ok;
 
+	_Static_assert(ARRAY_SIZE(fams) == LIBS_FAMILIES, "facts.h: LIBS_FAMILIES");
 	memset(&c, 0, sizeof(c));
-	c.buf = buf;
-	c.len = len;
-	c.want_flags = want_flags;
-	ok = parse_new(l, &c, 0) == 0 || parse_old(l, &c) == 0;
-	memcpy(seen, c.seen, sizeof(c.seen));
-	return ok;
+	memset(seen, 0, LIBS_FAMILIES * sizeof(*seen));
+	c.fams = fams;
+	c.nfams = ARRAY_SIZE(fams);
+	c.seen = seen;
+	return parse_cache(&c, buf, len, want_flags);
 }
 
-/* Cache entries in cache order; seen[f] tells whether the cache knows family f at all. */
-static void scan_ldcache(struct lib_facts *l, bool *seen)
+/* Cache entries in cache order; seen[f] tells whether the cache knows family f at all.
+ * Returns whether the file was a cache. */
+static bool scan_ldcache(const struct family *fams, size_t nfams, bool *seen)
 {
 	size_t len = 0;
 	int rc = 0;
 	unsigned char *buf = (unsigned char *)host_read("/etc/ld.so.cache", LDCACHE_MAX_BYTES,
 							 &len, &rc);
+	struct ldcache c;
+	bool ok;
 
 	if (!buf)
-		return;
-	l->ldcache_read = libs_parse_ldcache(l, buf, len, loader_flags(), seen);
+		return false;
+	memset(&c, 0, sizeof(c));
+	c.fams = fams;
+	c.nfams = nfams;
+	c.seen = seen;
+	ok = parse_cache(&c, buf, len, loader_flags());
 	free(buf);
+	return ok;
 }
 
-void libs_collect(struct lib_facts *l, const struct env_facts *env)
+/* The loader's search for every family: LD_LIBRARY_PATH, the cache, then the default folders
+ * for the names the cache does not know. Returns whether the cache was read. */
+static bool search(const struct family *fams, size_t nfams, const char *llp)
 {
-	const char *llp = host_getenv("LD_LIBRARY_PATH");
-	bool want[ARRAY_SIZE(families)], seen[ARRAY_SIZE(families)];
+	bool *want = xcalloc(nfams, sizeof(*want)), *seen = xcalloc(nfams, sizeof(*seen));
 	char real[ARRAY_SIZE(default_dirs)][256];
 	size_t f, d;
-	bool any = false;
+	bool any = false, cache_read;
 
-	(void)env; /* LD_LIBRARY_PATH is not among the env facts: read it here */
-	memset(l, 0, sizeof(*l));
-	str_copy(l->ld_library_path, llp ? llp : "", sizeof(l->ld_library_path));
-	scan_ld_library_path(l);
-	memset(seen, 0, sizeof(seen));
-	scan_ldcache(l, seen);
+	scan_ld_library_path(fams, nfams, llp);
+	cache_read = scan_ldcache(fams, nfams, seen);
 	/* the default folders matter only for names the cache does not know */
-	for (f = 0; f < ARRAY_SIZE(families); f++) {
+	for (f = 0; f < nfams; f++) {
 		want[f] = !seen[f];
 		any |= want[f];
 	}
-	if (!any)
-		return;
-	for (d = 0; d < ARRAY_SIZE(default_dirs); d++) {
+	for (d = 0; any && d < ARRAY_SIZE(default_dirs); d++) {
 		size_t k;
 
 		/* merged /usr: /lib and /usr/lib are one folder; scan it once */
@@ -368,6 +379,38 @@ void libs_collect(struct lib_facts *l, const struct env_facts *env)
 			if (strcmp(real[k], real[d]) == 0)
 				break;
 		if (k == d)
-			scan_dir(l, default_dirs[d], LIBSRC_DEFAULT_DIR, want);
+			scan_dir(fams, nfams, default_dirs[d], LIBSRC_DEFAULT_DIR, want);
 	}
+	free(want);
+	free(seen);
+	return cache_read;
+}
+
+void libs_collect(struct lib_facts *l, const struct env_facts *env)
+{
+	const char *llp = host_getenv("LD_LIBRARY_PATH");
+
+	(void)env; /* LD_LIBRARY_PATH is not among the env facts: read it here */
+	memset(l, 0, sizeof(*l));
+	str_copy(l->ld_library_path, llp ? llp : "", sizeof(l->ld_library_path));
+	{
+		const struct family fams[] = NV_FAMILIES(l);
+
+		l->ldcache_read = search(fams, ARRAY_SIZE(fams), l->ld_library_path);
+	}
+}
+
+void libs_search(const char *const *names, struct lib_list *lists, size_t n)
+{
+	struct family *fams = xcalloc(n ? n : 1, sizeof(*fams));
+	const char *llp = host_getenv("LD_LIBRARY_PATH");
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		memset(&lists[i], 0, sizeof(lists[i]));
+		fams[i].prefix = names[i];
+		fams[i].list = &lists[i];
+	}
+	search(fams, n, llp ? llp : "");
+	free(fams);
 }
