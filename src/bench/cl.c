@@ -196,7 +196,8 @@ static int each_device(struct bench_env *env, const struct bench_family *fam,
 			opencl_device_str(&cl_lib, ds[i], CL_DEVICE_NAME, d.name, sizeof(d.name));
 			d.is_cpu = opencl_device_num(&cl_lib, ds[i], CL_DEVICE_TYPE, 8) &
 				   CL_DEVICE_TYPE_CPU;
-			d.mem_bytes = opencl_device_num(&cl_lib, ds[i], CL_DEVICE_GLOBAL_MEM_SIZE, 8);
+			d.mem_bytes =
+			    opencl_device_num(&cl_lib, ds[i], CL_DEVICE_GLOBAL_MEM_SIZE, 8);
 			d.max_alloc_bytes =
 			    opencl_device_num(&cl_lib, ds[i], CL_DEVICE_MAX_MEM_ALLOC_SIZE, 8);
 			bench_progress(env, fam, "cl:%d %s", d.number, d.name);
@@ -211,8 +212,9 @@ static int each_device(struct bench_env *env, const struct bench_family *fam,
 		return -1;
 	if (ran == 0) {
 		if (env->opt.cl_devices)
-			return err_set(e, EXIT_USAGE, "no OpenCL device cl:N that -i names: there are "
-						      "%d (cl:0 to cl:%d)",
+			return err_set(e, EXIT_USAGE,
+				       "no OpenCL device cl:N that -i names: there are "
+				       "%d (cl:0 to cl:%d)",
 				       number, number - 1);
 		bench_note(env->run, fam, NOTE_SKIP, "no OpenCL device on %u platform%s", np,
 			   np == 1 ? "" : "s");
@@ -238,8 +240,8 @@ struct copy_op {
 static int copy_run(void *arg, struct err *e)
 {
 	struct copy_op *o = arg;
-	int32_t rc = cl_lib.api.EnqueueNDRangeKernel(o->d->q, o->k, 1, NULL, &o->items, NULL, 0,
-						     NULL, NULL);
+	int32_t rc =
+	    cl_lib.api.EnqueueNDRangeKernel(o->d->q, o->k, 1, NULL, &o->items, NULL, 0, NULL, NULL);
 
 	return rc == CL_SUCCESS ? 0 : cl_fail(rc, "clEnqueueNDRangeKernel gv_cl_copy", o->d, e);
 }

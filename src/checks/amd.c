@@ -21,35 +21,34 @@
 #include "doctor.h"
 
 static const struct finding_def defs[] = {
-	{"amd.ok", LAYER_AMD, "amd gpus and the rocm stack usable", false},
-	{"amd.found", LAYER_AMD, "amd gpus and the rocm stack found", false},
-	{"amd.radeon_bound", LAYER_AMD, "the old radeon driver owns an amd gpu", false},
-	{"amd.no_driver", LAYER_AMD, "no driver bound to an amd gpu", false},
-	{"amd.vfio", LAYER_AMD, "an amd gpu is held by vfio-pci", false},
-	{"amd.kfd_missing", LAYER_AMD, "/dev/kfd missing while amdgpu runs", false},
-	{"amd.render_missing", LAYER_AMD, "an amd gpu's render node is missing", false},
-	{"amd.permission_denied", LAYER_AMD, "/dev/kfd or a render node not usable by this user",
-	 false},
-	{"amd.rocm_missing", LAYER_AMD, "no rocm install under /opt", false},
-	{"amd.rocm_several", LAYER_AMD, "several rocm installs", false},
-	{"amd.rocm_driver_mismatch", LAYER_AMD, "rocm too far from the amdgpu kernel driver",
-	 false},
-	{"amd.gfx_unsupported", LAYER_AMD, "the installed rocm has no kernels for this gpu", false},
-	{"amd.torch_cuda", LAYER_AMD, "pytorch built for cuda on an amd machine", false},
-	{"amd.torch_cpu", LAYER_AMD, "cpu-only pytorch on an amd machine", false},
-	{"amd.torch_arch", LAYER_AMD, "pytorch not built for this gpu's gfx target", false},
-	{"amd.hsa_override", LAYER_AMD, "HSA_OVERRIDE_GFX_VERSION set", false},
-	{"amd.visible_devices", LAYER_AMD, "HIP/ROCR_VISIBLE_DEVICES hides gpus", false},
+    {"amd.ok", LAYER_AMD, "amd gpus and the rocm stack usable", false},
+    {"amd.found", LAYER_AMD, "amd gpus and the rocm stack found", false},
+    {"amd.radeon_bound", LAYER_AMD, "the old radeon driver owns an amd gpu", false},
+    {"amd.no_driver", LAYER_AMD, "no driver bound to an amd gpu", false},
+    {"amd.vfio", LAYER_AMD, "an amd gpu is held by vfio-pci", false},
+    {"amd.kfd_missing", LAYER_AMD, "/dev/kfd missing while amdgpu runs", false},
+    {"amd.render_missing", LAYER_AMD, "an amd gpu's render node is missing", false},
+    {"amd.permission_denied", LAYER_AMD, "/dev/kfd or a render node not usable by this user",
+     false},
+    {"amd.rocm_missing", LAYER_AMD, "no rocm install under /opt", false},
+    {"amd.rocm_several", LAYER_AMD, "several rocm installs", false},
+    {"amd.rocm_driver_mismatch", LAYER_AMD, "rocm too far from the amdgpu kernel driver", false},
+    {"amd.gfx_unsupported", LAYER_AMD, "the installed rocm has no kernels for this gpu", false},
+    {"amd.torch_cuda", LAYER_AMD, "pytorch built for cuda on an amd machine", false},
+    {"amd.torch_cpu", LAYER_AMD, "cpu-only pytorch on an amd machine", false},
+    {"amd.torch_arch", LAYER_AMD, "pytorch not built for this gpu's gfx target", false},
+    {"amd.hsa_override", LAYER_AMD, "HSA_OVERRIDE_GFX_VERSION set", false},
+    {"amd.visible_devices", LAYER_AMD, "HIP/ROCR_VISIBLE_DEVICES hides gpus", false},
 };
 
 static void run_amd(const struct doctor_input *in, struct findings *out);
 
 const struct check check_amd = {
-	.name = "amd",
-	.layer = LAYER_AMD,
-	.run = run_amd,
-	.defs = defs,
-	.ndefs = ARRAY_SIZE(defs),
+    .name = "amd",
+    .layer = LAYER_AMD,
+    .run = run_amd,
+    .defs = defs,
+    .ndefs = ARRAY_SIZE(defs),
 };
 
 /* ---- versions ------------------------------------------------------------------------------ */
@@ -78,8 +77,8 @@ static bool major_minor(const char *v, unsigned *major, unsigned *minor)
 static int release_index(unsigned major, unsigned minor)
 {
 	static const unsigned releases[][2] = {
-		{5, 0}, {5, 1}, {5, 2}, {5, 3}, {5, 4}, {5, 5}, {5, 6}, {5, 7}, {6, 0},
-		{6, 1}, {6, 2}, {6, 3}, {6, 4}, {7, 0}, {7, 1}, {7, 2},
+	    {5, 0}, {5, 1}, {5, 2}, {5, 3}, {5, 4}, {5, 5}, {5, 6}, {5, 7},
+	    {6, 0}, {6, 1}, {6, 2}, {6, 3}, {6, 4}, {7, 0}, {7, 1}, {7, 2},
 	};
 	size_t i;
 
@@ -97,8 +96,8 @@ static const char *dkms_rocm(const char *driver)
 	static const struct {
 		const char *driver, *rocm;
 	} map[] = {
-		{"5.18.13", "5.4"}, {"6.3.6", "6.0"},	{"6.7.0", "6.1"},
-		{"6.8.5", "6.2"},   {"6.10.5", "6.3"}, {"6.12.12", "6.4"},
+	    {"5.18.13", "5.4"}, {"6.3.6", "6.0"},  {"6.7.0", "6.1"},
+	    {"6.8.5", "6.2"},   {"6.10.5", "6.3"}, {"6.12.12", "6.4"},
 	};
 	size_t i;
 
@@ -193,17 +192,17 @@ static void radeon_bound(const struct host_facts *h, const struct accel_dev *d,
 	finding_evidence(f, "/sys/bus/pci/devices/%s/device: 0x%04x", d->bdf, d->device);
 	if (h->amd.amdgpu_loaded)
 		finding_evidence(f, "amdgpu is loaded too but left this GPU to radeon");
-	finding_fix(f, FIX_ROOT | FIX_REBOOT,
-		    "GCN 1 (Southern Islands) and GCN 2 (Sea Islands) GPUs go to radeon by default. "
-		    "Add the kernel parameters `radeon.si_support=0 amdgpu.si_support=1` (Southern "
-		    "Islands) or `radeon.cik_support=0 amdgpu.cik_support=1` (Sea Islands) to "
-		    "GRUB_CMDLINE_LINUX in /etc/default/grub, run `sudo update-grub` (Fedora: `sudo "
-		    "grub2-mkconfig -o /boot/grub2/grub.cfg`) and reboot. Current ROCm does not "
-		    "support these GPUs for compute either way.");
+	finding_fix(
+	    f, FIX_ROOT | FIX_REBOOT,
+	    "GCN 1 (Southern Islands) and GCN 2 (Sea Islands) GPUs go to radeon by default. "
+	    "Add the kernel parameters `radeon.si_support=0 amdgpu.si_support=1` (Southern "
+	    "Islands) or `radeon.cik_support=0 amdgpu.cik_support=1` (Sea Islands) to "
+	    "GRUB_CMDLINE_LINUX in /etc/default/grub, run `sudo update-grub` (Fedora: `sudo "
+	    "grub2-mkconfig -o /boot/grub2/grub.cfg`) and reboot. Current ROCm does not "
+	    "support these GPUs for compute either way.");
 }
 
-static void no_driver(const struct host_facts *h, const struct accel_dev *d,
-		      struct findings *out)
+static void no_driver(const struct host_facts *h, const struct accel_dev *d, struct findings *out)
 {
 	const struct amd_facts *a = &h->amd;
 	const struct module_facts *m = &h->module;
@@ -221,18 +220,20 @@ static void no_driver(const struct host_facts *h, const struct accel_dev *d,
 				    "Remove amdgpu from modprobe.blacklist= / module_blacklist= in "
 				    "/etc/default/grub, run `sudo update-grub` and reboot.");
 		else
-			finding_fix(f, FIX_ROOT | FIX_REBOOT,
-				    "Remove the amdgpu line from %s, then `sudo update-initramfs -u` "
-				    "(Fedora: `sudo dracut -f`) and reboot.",
-				    q);
+			finding_fix(
+			    f, FIX_ROOT | FIX_REBOOT,
+			    "Remove the amdgpu line from %s, then `sudo update-initramfs -u` "
+			    "(Fedora: `sudo dracut -f`) and reboot.",
+			    q);
 		free(q);
 		return;
 	}
 	if (!a->firmware_dir) {
 		finding_evidence(f, "/lib/firmware/amdgpu: absent");
-		finding_fix(f, FIX_ROOT | FIX_REBOOT,
-			    "amdgpu cannot start without its firmware: install it (`sudo apt install "
-			    "linux-firmware`; Fedora: `sudo dnf install amd-gpu-firmware`), then reboot.");
+		finding_fix(
+		    f, FIX_ROOT | FIX_REBOOT,
+		    "amdgpu cannot start without its firmware: install it (`sudo apt install "
+		    "linux-firmware`; Fedora: `sudo dnf install amd-gpu-firmware`), then reboot.");
 		return;
 	}
 	if (!a->amdgpu_loaded)
@@ -241,9 +242,10 @@ static void no_driver(const struct host_facts *h, const struct accel_dev *d,
 			    "linux-modules-extra-$(uname -r)); if it fails, `sudo dmesg | grep -i "
 			    "amdgpu` says why.");
 	else
-		finding_fix(f, FIX_ROOT,
-			    "amdgpu is loaded but its probe of this GPU failed: `sudo dmesg | grep -i "
-			    "amdgpu` says why (firmware, an unsupported GPU, a kernel too old for it).");
+		finding_fix(
+		    f, FIX_ROOT,
+		    "amdgpu is loaded but its probe of this GPU failed: `sudo dmesg | grep -i "
+		    "amdgpu` says why (firmware, an unsupported GPU, a kernel too old for it).");
 }
 
 static void vfio(const struct accel_dev *d, struct findings *out)
@@ -254,11 +256,12 @@ static void vfio(const struct accel_dev *d, struct findings *out)
 					d->bdf);
 
 	finding_evidence(f, "/sys/bus/pci/devices/%s/driver: %s", d->bdf, d->driver);
-	finding_fix(f, FIX_ROOT | FIX_INTERRUPTS,
-		    "If the GPU is not meant for a VM, remove its id from vfio-pci.ids= (kernel "
-		    "command line or /etc/modprobe.d) and reboot, or rebind it now: `echo %s | sudo "
-		    "tee /sys/bus/pci/drivers/vfio-pci/unbind /sys/bus/pci/drivers/amdgpu/bind`.",
-		    d->bdf);
+	finding_fix(
+	    f, FIX_ROOT | FIX_INTERRUPTS,
+	    "If the GPU is not meant for a VM, remove its id from vfio-pci.ids= (kernel "
+	    "command line or /etc/modprobe.d) and reboot, or rebind it now: `echo %s | sudo "
+	    "tee /sys/bus/pci/drivers/vfio-pci/unbind /sys/bus/pci/drivers/amdgpu/bind`.",
+	    d->bdf);
 }
 
 /* How many GPUs amdgpu drives. */
@@ -288,8 +291,8 @@ static int check_drivers(const struct host_facts *h, struct findings *out)
 static void node_owner(const struct devnode *n, char *out, size_t len)
 {
 	if (n->group[0])
-		str_fmt(out, len, "uid %u, group %s (%u), mode %04o", n->st.uid, n->group, n->st.gid,
-			n->st.mode);
+		str_fmt(out, len, "uid %u, group %s (%u), mode %04o", n->st.uid, n->group,
+			n->st.gid, n->st.mode);
 	else
 		str_fmt(out, len, "uid %u, gid %u, mode %04o", n->st.uid, n->st.gid, n->st.mode);
 }
@@ -323,25 +326,28 @@ static void permission_denied(const struct host_facts *h, const struct devnode *
 	finding_evidence(f, "%s", who.buf);
 	sb_release(&who);
 	if (h->platform.container && group_rw)
-		finding_fix(f, FIX_INTERRUPTS,
-			    "Start the container with the node's group: `docker run --device=/dev/kfd "
-			    "--device=/dev/dri --group-add %u ...` (the host's gid, as numbers match "
-			    "across the boundary, not names).",
-			    n->st.gid);
+		finding_fix(
+		    f, FIX_INTERRUPTS,
+		    "Start the container with the node's group: `docker run --device=/dev/kfd "
+		    "--device=/dev/dri --group-add %u ...` (the host's gid, as numbers match "
+		    "across the boundary, not names).",
+		    n->st.gid);
 	else if (group_rw) {
 		char *q = quote_shell(group);
 
-		finding_fix(f, FIX_ROOT,
-			    "`sudo usermod -aG %s $USER` (the group that owns %s), then log out and "
-			    "back in.",
-			    q, n->path);
+		finding_fix(
+		    f, FIX_ROOT,
+		    "`sudo usermod -aG %s $USER` (the group that owns %s), then log out and "
+		    "back in.",
+		    q, n->path);
 		free(q);
 	} else
-		finding_fix(f, FIX_ROOT,
-			    "%sRestore the default owner of the GPU nodes (root:render 0660 for "
-			    "/dev/kfd and /dev/dri/renderD*, from udev's rules): remove the rule in "
-			    "/etc/udev/rules.d that changed it and run `sudo udevadm trigger`.",
-			    h->platform.container ? "On the host: " : "");
+		finding_fix(
+		    f, FIX_ROOT,
+		    "%sRestore the default owner of the GPU nodes (root:render 0660 for "
+		    "/dev/kfd and /dev/dri/renderD*, from udev's rules): remove the rule in "
+		    "/etc/udev/rules.d that changed it and run `sudo udevadm trigger`.",
+		    h->platform.container ? "On the host: " : "");
 }
 
 static void judge_node(const struct host_facts *h, const struct devnode *n, struct findings *out)
@@ -362,16 +368,18 @@ static void check_nodes(const struct host_facts *h, struct findings *out)
 		finding_evidence(f, "/dev/kfd: absent");
 		finding_evidence(f, "/sys/class/kfd/kfd: %s", a->kfd_sysfs ? "present" : "absent");
 		if (h->platform.container)
-			finding_fix(f, FIX_INTERRUPTS,
-				    "Start the container with the GPU nodes: `docker run "
-				    "--device=/dev/kfd --device=/dev/dri --group-add video "
-				    "--group-add render ...` (Kubernetes: request amd.com/gpu from the "
-				    "AMD device plugin).");
+			finding_fix(
+			    f, FIX_INTERRUPTS,
+			    "Start the container with the GPU nodes: `docker run "
+			    "--device=/dev/kfd --device=/dev/dri --group-add video "
+			    "--group-add render ...` (Kubernetes: request amd.com/gpu from the "
+			    "AMD device plugin).");
 		else if (!a->kfd_sysfs)
-			finding_fix(f, FIX_ROOT | FIX_REBOOT,
-				    "This kernel's amdgpu was built without KFD (CONFIG_HSA_AMD): boot "
-				    "a distribution kernel that has it, or install AMD's amdgpu-dkms "
-				    "driver, and reboot.");
+			finding_fix(
+			    f, FIX_ROOT | FIX_REBOOT,
+			    "This kernel's amdgpu was built without KFD (CONFIG_HSA_AMD): boot "
+			    "a distribution kernel that has it, or install AMD's amdgpu-dkms "
+			    "driver, and reboot.");
 		else
 			finding_fix(f, FIX_ROOT,
 				    "The kernel has KFD but udev did not create the node: `sudo "
@@ -391,9 +399,9 @@ static void check_nodes(const struct host_facts *h, struct findings *out)
 		finding_evidence(f, "%s: absent (sysfs lists it)", n->path);
 		finding_fix(f, h->platform.container ? FIX_INTERRUPTS : FIX_ROOT,
 			    h->platform.container
-				    ? "Start the container with `--device=/dev/dri` (or this node) "
-				      "next to `--device=/dev/kfd`."
-				    : "`sudo udevadm trigger`, or reboot, so udev creates the node.");
+				? "Start the container with `--device=/dev/dri` (or this node) "
+				  "next to `--device=/dev/kfd`."
+				: "`sudo udevadm trigger`, or reboot, so udev creates the node.");
 	}
 }
 
@@ -411,8 +419,9 @@ static bool driver_release(const struct amd_facts *a, char *what, size_t wn, con
 	else if (a->ndkms)
 		str_fmt(what, wn, "/var/lib/dkms/amdgpu: %s", a->dkms[0]);
 	else
-		str_copy(what, "amdgpu: the kernel's own (no /sys/module/amdgpu/version, no DKMS "
-			       "build)",
+		str_copy(what,
+			 "amdgpu: the kernel's own (no /sys/module/amdgpu/version, no DKMS "
+			 "build)",
 			 wn);
 	if (!v[0])
 		return false;
@@ -449,8 +458,8 @@ static void check_rocm(const struct host_facts *h, struct findings *out)
 					 a->rocm[i].version[0] ? a->rocm[i].version : "unreadable",
 					 a->rocm[i].is_default ? " (/opt/rocm)" : "");
 	}
-	if (!r || !major_minor(r->version, &um, &un) || !driver_release(a, what, sizeof(what), &rel) ||
-	    !major_minor(rel, &dm, &dn))
+	if (!r || !major_minor(r->version, &um, &un) ||
+	    !driver_release(a, what, sizeof(what), &rel) || !major_minor(rel, &dm, &dn))
 		return;
 	ui = release_index(um, un);
 	di = release_index(dm, dn);
@@ -467,14 +476,16 @@ static void check_rocm(const struct host_facts *h, struct findings *out)
 			um, un, abs(ui - di), ui > di ? "ahead of" : "behind", rel, span);
 	finding_evidence(f, "%s/.info/version: %s", r->path, r->version);
 	finding_evidence(f, "%s (ROCm %s)", what, rel);
-	finding_fix(f, FIX_ROOT | FIX_REBOOT,
-		    "Install the amdgpu-dkms driver of the same ROCm release (`sudo amdgpu-install "
-		    "--usecase=dkms` from the amdgpu-install package of ROCm %u.%u), then reboot; or "
-		    "install a ROCm release within %d of ROCm %s.",
-		    um, un, span, rel);
+	finding_fix(
+	    f, FIX_ROOT | FIX_REBOOT,
+	    "Install the amdgpu-dkms driver of the same ROCm release (`sudo amdgpu-install "
+	    "--usecase=dkms` from the amdgpu-install package of ROCm %u.%u), then reboot; or "
+	    "install a ROCm release within %d of ROCm %s.",
+	    um, un, span, rel);
 }
 
-/* ---- gfx targets, HSA_OVERRIDE_GFX_VERSION ---------------------------------------------------- */
+/* ---- gfx targets, HSA_OVERRIDE_GFX_VERSION ----------------------------------------------------
+ */
 
 /* The target the runtime will use for GPU g: the override when valid. */
 static const char *effective_target(const struct amd_facts *a, const struct amd_kfd_gpu *g,
@@ -496,47 +507,55 @@ static void check_targets(const struct host_facts *h, struct findings *out)
 		bool valid = override_target(a->hsa_override, forced, sizeof(forced));
 
 		if (!valid) {
-			f = finding_add(out, "amd.hsa_override", SEV_WARN, -1,
-					"HSA_OVERRIDE_GFX_VERSION='%s' is not a version MAJOR.MINOR.STEP "
-					"(11.0.0): the runtime ignores it or fails",
-					a->hsa_override);
+			f = finding_add(
+			    out, "amd.hsa_override", SEV_WARN, -1,
+			    "HSA_OVERRIDE_GFX_VERSION='%s' is not a version MAJOR.MINOR.STEP "
+			    "(11.0.0): the runtime ignores it or fails",
+			    a->hsa_override);
 			finding_evidence(f, "HSA_OVERRIDE_GFX_VERSION=%s", a->hsa_override);
-			finding_fix(f, 0, "Unset it (`unset HSA_OVERRIDE_GFX_VERSION`), or give three "
-					  "numbers: 10.3.0 for gfx1030, 11.0.0 for gfx1100.");
+			finding_fix(f, 0,
+				    "Unset it (`unset HSA_OVERRIDE_GFX_VERSION`), or give three "
+				    "numbers: 10.3.0 for gfx1030, 11.0.0 for gfx1100.");
 		} else {
 			bool needed = false, harmless = true;
 
 			for (i = 0; i < a->nkfd; i++) {
-				bool own = a->rocblas_read && target_in(a->rocblas_targets,
-									 a->kfd[i].gfx);
+				bool own =
+				    a->rocblas_read && target_in(a->rocblas_targets, a->kfd[i].gfx);
 
 				needed |= a->rocblas_read && !own;
 				harmless &= str_eq(a->kfd[i].gfx, forced);
 			}
-			f = finding_add(out, "amd.hsa_override", needed || harmless ? SEV_INFO : SEV_WARN,
-					-1,
-					needed ? "HSA_OVERRIDE_GFX_VERSION makes the GPUs run %s code "
-						 "(their own target has no ROCm kernels)"
-					: harmless ? "HSA_OVERRIDE_GFX_VERSION names the GPUs' own target %s"
-						   : "HSA_OVERRIDE_GFX_VERSION makes the GPUs run %s code "
-						     "though ROCm supports their own target",
-					forced);
-			finding_evidence(f, "HSA_OVERRIDE_GFX_VERSION=%s (%s)", a->hsa_override, forced);
+			f = finding_add(
+			    out, "amd.hsa_override", needed || harmless ? SEV_INFO : SEV_WARN, -1,
+			    needed     ? "HSA_OVERRIDE_GFX_VERSION makes the GPUs run %s code "
+					 "(their own target has no ROCm kernels)"
+			    : harmless ? "HSA_OVERRIDE_GFX_VERSION names the GPUs' own target %s"
+				       : "HSA_OVERRIDE_GFX_VERSION makes the GPUs run %s code "
+					 "though ROCm supports their own target",
+			    forced);
+			finding_evidence(f, "HSA_OVERRIDE_GFX_VERSION=%s (%s)", a->hsa_override,
+					 forced);
 			for (i = 0; i < a->nkfd; i++)
-				finding_evidence(f, "KFD node %d: %s", a->kfd[i].node, a->kfd[i].gfx);
+				finding_evidence(f, "KFD node %d: %s", a->kfd[i].node,
+						 a->kfd[i].gfx);
 			if (a->rocblas_read)
 				finding_evidence(f, "%s/lib/rocblas/library: %s", a->rocm_default,
-						 a->rocblas_targets[0] ? a->rocblas_targets : "none");
+						 a->rocblas_targets[0] ? a->rocblas_targets
+								       : "none");
 			if (!needed && !harmless)
-				finding_fix(f, 0,
-					    "Unset it (`unset HSA_OVERRIDE_GFX_VERSION`, and remove it "
-					    "from ~/.bashrc or the job script): code built for another "
-					    "target can fail or compute wrong results on this GPU.");
-			else if (needed && a->rocblas_read && !target_in(a->rocblas_targets, forced))
-				finding_fix(f, 0,
-					    "The forced target %s has no rocBLAS kernels either: set the "
-					    "override to a target the install has (see the evidence).",
-					    forced);
+				finding_fix(
+				    f, 0,
+				    "Unset it (`unset HSA_OVERRIDE_GFX_VERSION`, and remove it "
+				    "from ~/.bashrc or the job script): code built for another "
+				    "target can fail or compute wrong results on this GPU.");
+			else if (needed && a->rocblas_read &&
+				 !target_in(a->rocblas_targets, forced))
+				finding_fix(
+				    f, 0,
+				    "The forced target %s has no rocBLAS kernels either: set the "
+				    "override to a target the install has (see the evidence).",
+				    forced);
 		}
 	}
 	/* an override is judged above, with the targets it was meant to reach */
@@ -555,16 +574,19 @@ static void check_targets(const struct host_facts *h, struct findings *out)
 				g->gfx);
 		finding_evidence(f, "KFD node %d: gfx_target_version %u (%s)", g->node,
 				 g->gfx_version, g->gfx);
-		finding_evidence(f, "%s/lib/rocblas/library: %s", a->rocm_default, a->rocblas_targets);
-		finding_fix(f, 0,
-			    "Install a ROCm release that supports %s (AMD's GPU support table); for "
-			    "a consumer GPU close to a supported one, HSA_OVERRIDE_GFX_VERSION is the "
-			    "known workaround, at your own risk.",
-			    g->gfx);
+		finding_evidence(f, "%s/lib/rocblas/library: %s", a->rocm_default,
+				 a->rocblas_targets);
+		finding_fix(
+		    f, 0,
+		    "Install a ROCm release that supports %s (AMD's GPU support table); for "
+		    "a consumer GPU close to a supported one, HSA_OVERRIDE_GFX_VERSION is the "
+		    "known workaround, at your own risk.",
+		    g->gfx);
 	}
 }
 
-/* ---- PyTorch ---------------------------------------------------------------------------------- */
+/* ---- PyTorch ----------------------------------------------------------------------------------
+ */
 
 static void pip_fix(const struct host_facts *h, const struct python_env *e, struct finding *f,
 		    unsigned flags, const char *why)
@@ -604,18 +626,21 @@ static void check_torch(const struct host_facts *h, struct findings *out)
 			if (!amd_only(h))
 				continue; /* an NVIDIA GPU may be what it is for */
 			if (fw->cuda[0]) {
-				f = finding_add(out, "amd.torch_cuda", SEV_WARN, -1,
-						"PyTorch %s in %s is built for CUDA %s: it cannot use "
-						"the AMD GPUs",
-						fw->version, e->prefix, fw->cuda);
-				finding_evidence(f, "%s/version.py: cuda = '%s', hip = None", fw->path,
-						 fw->cuda);
+				f = finding_add(
+				    out, "amd.torch_cuda", SEV_WARN, -1,
+				    "PyTorch %s in %s is built for CUDA %s: it cannot use "
+				    "the AMD GPUs",
+				    fw->version, e->prefix, fw->cuda);
+				finding_evidence(f, "%s/version.py: cuda = '%s', hip = None",
+						 fw->path, fw->cuda);
 			} else {
-				f = finding_add(out, "amd.torch_cpu", SEV_WARN, -1,
-						"PyTorch %s in %s is a CPU-only build: it cannot use "
-						"the AMD GPUs",
-						fw->version, e->prefix);
-				finding_evidence(f, "%s/version.py: cuda = None, hip = None", fw->path);
+				f = finding_add(
+				    out, "amd.torch_cpu", SEV_WARN, -1,
+				    "PyTorch %s in %s is a CPU-only build: it cannot use "
+				    "the AMD GPUs",
+				    fw->version, e->prefix);
+				finding_evidence(f, "%s/version.py: cuda = None, hip = None",
+						 fw->path);
 			}
 			pip_fix(h, e, f, 0, "Install a ROCm build: ");
 			continue;
@@ -633,16 +658,19 @@ static void check_torch(const struct host_facts *h, struct findings *out)
 					"PyTorch %s in %s has no kernels for %s (built for %s): "
 					"\"HIP error: invalid device function\"",
 					fw->version, e->prefix, want, t->archs);
-			finding_evidence(f, "%s/lib/libtorch_hip.so .rodata: %s", fw->path, t->archs);
+			finding_evidence(f, "%s/lib/libtorch_hip.so .rodata: %s", fw->path,
+					 t->archs);
 			finding_evidence(f, "KFD node %d: %s%s", a->kfd[k].node, a->kfd[k].gfx,
-					 want == buf ? " (HSA_OVERRIDE_GFX_VERSION forces another)" : "");
+					 want == buf ? " (HSA_OVERRIDE_GFX_VERSION forces another)"
+						     : "");
 			pip_fix(h, e, f, 0, "Install a build that includes this target: ");
 			break;
 		}
 	}
 }
 
-/* ---- HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES ------------------------------------------------ */
+/* ---- HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES ------------------------------------------------
+ */
 
 static void check_visible(const struct host_facts *h, const char *name, const char *value,
 			  struct findings *out)
@@ -666,8 +694,9 @@ static void check_visible(const struct host_facts *h, const char *name, const ch
 		else {
 			bad++;
 			if (strlen(badlist) + strlen(tok) + 3 < sizeof(badlist))
-				str_fmt(badlist + strlen(badlist), sizeof(badlist) - strlen(badlist),
-					"%s%s", badlist[0] ? ", " : "", tok);
+				str_fmt(badlist + strlen(badlist),
+					sizeof(badlist) - strlen(badlist), "%s%s",
+					badlist[0] ? ", " : "", tok);
 		}
 	}
 	if (opaque || (!bad && valid))
@@ -683,7 +712,8 @@ static void check_visible(const struct host_facts *h, const char *name, const ch
 	finding_fix(f, 0, "`unset %s`, or list indexes from 0 to %d.", name, ngpus - 1);
 }
 
-/* ---- summary ---------------------------------------------------------------------------------- */
+/* ---- summary ----------------------------------------------------------------------------------
+ */
 
 static void summary(const struct host_facts *h, bool healthy, int bound, struct findings *out)
 {
@@ -700,8 +730,8 @@ static void summary(const struct host_facts *h, bool healthy, int bound, struct 
 		if (!strstr(gfx.buf, a->kfd[i].gfx))
 			sb_addf(&gfx, "%s%s", gfx.len ? ", " : "", a->kfd[i].gfx);
 	f = finding_add(out, healthy ? "amd.ok" : "amd.found", healthy ? SEV_OK : SEV_INFO, -1,
-			"%d AMD GPU%s (%s), %d on amdgpu; ROCm %s", a->ngpus, a->ngpus == 1 ? "" : "s",
-			gfx.len ? gfx.buf : "no KFD target", bound,
+			"%d AMD GPU%s (%s), %d on amdgpu; ROCm %s", a->ngpus,
+			a->ngpus == 1 ? "" : "s", gfx.len ? gfx.buf : "no KFD target", bound,
 			r && r->version[0] ? r->version : "not installed");
 	sb_release(&gfx);
 	for (i = 0; i < h->pci.naccel; i++) {
@@ -718,7 +748,8 @@ static void summary(const struct host_facts *h, bool healthy, int bound, struct 
 	driver_release(a, what, sizeof(what), &rel);
 	finding_evidence(f, "%s%s%s%s", what, rel[0] ? " (ROCm " : "", rel, rel[0] ? ")" : "");
 	if (r)
-		finding_evidence(f, "%s/.info/version: %s", r->path, r->version[0] ? r->version : "?");
+		finding_evidence(f, "%s/.info/version: %s", r->path,
+				 r->version[0] ? r->version : "?");
 	for (i = 0; i < a->ntorch; i++)
 		if (a->torch[i].hip[0]) {
 			const struct python_env *e = &h->python.v[a->torch[i].env];

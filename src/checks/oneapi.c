@@ -20,30 +20,29 @@
 #include "fixes.h"
 
 static const struct finding_def defs[] = {
-	{"oneapi.ok", LAYER_INTEL, "intel gpus and the oneapi stack ready", false},
-	{"oneapi.found", LAYER_INTEL, "intel gpus found", false},
-	{"oneapi.no_driver", LAYER_INTEL, "intel gpu without a driver", false},
-	{"oneapi.force_probe", LAYER_INTEL, "intel gpu too new for the kernel's driver", false},
-	{"oneapi.render_missing", LAYER_INTEL, "intel gpu without a render node", false},
-	{"oneapi.render_permission", LAYER_INTEL, "render node not usable by this user", false},
-	{"oneapi.level_zero_missing", LAYER_INTEL, "level zero loader not found", false},
-	{"oneapi.compute_runtime_missing", LAYER_INTEL, "intel gpu compute runtime not found",
-	 false},
-	{"oneapi.opencl_missing", LAYER_INTEL, "intel opencl driver not found", false},
-	{"oneapi.toolkit", LAYER_INTEL, "oneapi toolkits installed", false},
-	{"oneapi.torch_xpu", LAYER_INTEL, "pytorch built for intel gpus", false},
-	{"oneapi.torch_cpu_only", LAYER_INTEL, "pytorch cannot use the intel gpu", false},
-	{"oneapi.devices_hidden", LAYER_INTEL, "environment hides every intel gpu", false},
+    {"oneapi.ok", LAYER_INTEL, "intel gpus and the oneapi stack ready", false},
+    {"oneapi.found", LAYER_INTEL, "intel gpus found", false},
+    {"oneapi.no_driver", LAYER_INTEL, "intel gpu without a driver", false},
+    {"oneapi.force_probe", LAYER_INTEL, "intel gpu too new for the kernel's driver", false},
+    {"oneapi.render_missing", LAYER_INTEL, "intel gpu without a render node", false},
+    {"oneapi.render_permission", LAYER_INTEL, "render node not usable by this user", false},
+    {"oneapi.level_zero_missing", LAYER_INTEL, "level zero loader not found", false},
+    {"oneapi.compute_runtime_missing", LAYER_INTEL, "intel gpu compute runtime not found", false},
+    {"oneapi.opencl_missing", LAYER_INTEL, "intel opencl driver not found", false},
+    {"oneapi.toolkit", LAYER_INTEL, "oneapi toolkits installed", false},
+    {"oneapi.torch_xpu", LAYER_INTEL, "pytorch built for intel gpus", false},
+    {"oneapi.torch_cpu_only", LAYER_INTEL, "pytorch cannot use the intel gpu", false},
+    {"oneapi.devices_hidden", LAYER_INTEL, "environment hides every intel gpu", false},
 };
 
 static void run_oneapi(const struct doctor_input *in, struct findings *out);
 
 const struct check check_oneapi = {
-	.name = "oneapi",
-	.layer = LAYER_INTEL,
-	.run = run_oneapi,
-	.defs = defs,
-	.ndefs = ARRAY_SIZE(defs),
+    .name = "oneapi",
+    .layer = LAYER_INTEL,
+    .run = run_oneapi,
+    .defs = defs,
+    .ndefs = ARRAY_SIZE(defs),
 };
 
 /* The integrated GPU sits at device 2 of bus 0 on every Intel platform since Sandy Bridge;
@@ -80,8 +79,9 @@ static void found(const struct doctor_input *in, struct findings *out)
 		else
 			nd++;
 	}
-	f = finding_add(out, "oneapi.found", SEV_INFO, -1, "%d discrete and %d integrated Intel GPU%s",
-			nd, ni, nd + ni == 1 ? "" : "s");
+	f = finding_add(out, "oneapi.found", SEV_INFO, -1,
+			"%d discrete and %d integrated Intel GPU%s", nd, ni,
+			nd + ni == 1 ? "" : "s");
 	for (i = 0; i < pci->naccel; i++)
 		if (pci->accel[i].kind == ACCEL_INTEL)
 			gpu_evidence(f, &pci->accel[i]);
@@ -114,24 +114,27 @@ static void driver(const struct doctor_input *in, const struct accel_dev *a, str
 	if (bound(a))
 		return;
 	if (log_names(k->force_probe_line, a->device) || o->i915_loaded || o->xe_loaded) {
-		f = finding_add(out, "oneapi.force_probe", SEV_FAIL, -1,
-				"%s is loaded but did not take the GPU at %s (8086:%04x): the device "
-				"is newer than this kernel's driver",
-				mod, a->bdf, a->device);
+		f = finding_add(
+		    out, "oneapi.force_probe", SEV_FAIL, -1,
+		    "%s is loaded but did not take the GPU at %s (8086:%04x): the device "
+		    "is newer than this kernel's driver",
+		    mod, a->bdf, a->device);
 		gpu_evidence(f, a);
 		if (log_names(k->force_probe_line, a->device))
 			finding_evidence(f, "/dev/kmsg: %s", k->force_probe_line);
 		else if (k->restricted)
-			finding_evidence(f, "/dev/kmsg: not readable (dmesg_restrict); root would see "
-					    "the driver's force_probe message");
+			finding_evidence(f,
+					 "/dev/kmsg: not readable (dmesg_restrict); root would see "
+					 "the driver's force_probe message");
 		else
 			finding_evidence(f, "/dev/kmsg: no force_probe message kept");
-		finding_fix(f, FIX_ROOT | FIX_REBOOT,
-			    "Install a newer kernel that supports the GPU (Ubuntu: `sudo apt install "
-			    "linux-generic-hwe-$(. /etc/os-release; echo $VERSION_ID)`), then reboot. "
-			    "Or force the probe at your own risk: add `%s.force_probe=%04x` to the "
-			    "kernel command line and reboot.",
-			    mod, a->device);
+		finding_fix(
+		    f, FIX_ROOT | FIX_REBOOT,
+		    "Install a newer kernel that supports the GPU (Ubuntu: `sudo apt install "
+		    "linux-generic-hwe-$(. /etc/os-release; echo $VERSION_ID)`), then reboot. "
+		    "Or force the probe at your own risk: add `%s.force_probe=%04x` to the "
+		    "kernel command line and reboot.",
+		    mod, a->device);
 		return;
 	}
 	f = finding_add(out, "oneapi.no_driver", SEV_FAIL, -1,
@@ -140,11 +143,12 @@ static void driver(const struct doctor_input *in, const struct accel_dev *a, str
 	gpu_evidence(f, a);
 	if (o->modules_read)
 		finding_evidence(f, "/proc/modules: no i915, no xe");
-	finding_fix(f, FIX_ROOT,
-		    "`sudo modprobe i915` (or xe for Lunar Lake, Battlemage and newer); if the module "
-		    "is not found, install the kernel's extra modules (Ubuntu: `sudo apt install "
-		    "linux-modules-extra-$(uname -r)`) and check that no file in /etc/modprobe.d "
-		    "blacklists it.");
+	finding_fix(
+	    f, FIX_ROOT,
+	    "`sudo modprobe i915` (or xe for Lunar Lake, Battlemage and newer); if the module "
+	    "is not found, install the kernel's extra modules (Ubuntu: `sudo apt install "
+	    "linux-modules-extra-$(uname -r)`) and check that no file in /etc/modprobe.d "
+	    "blacklists it.");
 }
 
 static void render(const struct doctor_input *in, int i, struct findings *out)
@@ -163,13 +167,15 @@ static void render(const struct doctor_input *in, int i, struct findings *out)
 				a->render[0] ? " /dev/dri/" : "", a->render);
 		gpu_evidence(f, a);
 		if (in->facts.platform.container)
-			finding_fix(f, FIX_INTERRUPTS,
-				    "Start the container with the GPU's nodes: `docker run --device "
-				    "/dev/dri ...`.");
+			finding_fix(
+			    f, FIX_INTERRUPTS,
+			    "Start the container with the GPU's nodes: `docker run --device "
+			    "/dev/dri ...`.");
 		else
-			finding_fix(f, FIX_ROOT | FIX_REBOOT,
-				    "The driver made no render node: check `sudo dmesg | grep -i -e "
-				    "i915 -e xe` for its probe error, then reboot.");
+			finding_fix(
+			    f, FIX_ROOT | FIX_REBOOT,
+			    "The driver made no render node: check `sudo dmesg | grep -i -e "
+			    "i915 -e xe` for its probe error, then reboot.");
 		return;
 	}
 	if (n->access_rc == 0)
@@ -179,7 +185,8 @@ static void render(const struct doctor_input *in, int i, struct findings *out)
 	else
 		str_fmt(group, sizeof(group), "%u", n->st.gid);
 	f = finding_add(out, "oneapi.render_permission", SEV_FAIL, -1,
-			"this user cannot open %s (mode %04o, group %s)", n->path, n->st.mode, group);
+			"this user cannot open %s (mode %04o, group %s)", n->path, n->st.mode,
+			group);
 	finding_evidence(f, "%s: uid %u gid %u (%s) mode %04o", n->path, n->st.uid, n->st.gid,
 			 group, n->st.mode);
 	finding_evidence(f, "this user: uid %u, %d groups", in->facts.devnodes.id.uid,
@@ -191,16 +198,18 @@ static void render(const struct doctor_input *in, int i, struct findings *out)
 			    "--group-add %u ...`.",
 			    n->st.gid);
 	else
-		finding_fix(f, FIX_ROOT,
-			    "`sudo usermod -aG %s $USER`, then log out and back in.", q);
+		finding_fix(f, FIX_ROOT, "`sudo usermod -aG %s $USER`, then log out and back in.",
+			    q);
 	free(q);
 }
 
 static void lib_evidence(struct finding *f, const char *name, const struct lib_list *l)
 {
 	if (l->n == 0)
-		finding_evidence(f, "%s: not found (LD_LIBRARY_PATH, /etc/ld.so.cache, default "
-				    "folders)", name);
+		finding_evidence(f,
+				 "%s: not found (LD_LIBRARY_PATH, /etc/ld.so.cache, default "
+				 "folders)",
+				 name);
 	else
 		finding_evidence(f, "%s: %s%s%s", name, l->v[0].path,
 				 strcmp(l->v[0].path, l->v[0].real) ? " -> " : "",
@@ -222,23 +231,26 @@ static void runtime(const struct doctor_input *in, struct findings *out)
 			    fix_install(p, "libze1", "level-zero", buf, sizeof(buf)));
 	}
 	if (o->ze_gpu.n == 0) {
-		f = finding_add(out, "oneapi.compute_runtime_missing", SEV_FAIL, -1,
-				"Intel's GPU compute runtime (libze_intel_gpu.so.1) is not installed: "
-				"Level Zero and SYCL see no GPU");
+		f = finding_add(
+		    out, "oneapi.compute_runtime_missing", SEV_FAIL, -1,
+		    "Intel's GPU compute runtime (libze_intel_gpu.so.1) is not installed: "
+		    "Level Zero and SYCL see no GPU");
 		lib_evidence(f, "libze_intel_gpu.so", &o->ze_gpu);
 		lib_evidence(f, "libze_loader.so", &o->ze_loader);
-		finding_fix(f, FIX_ROOT,
-			    "`%s` (older Intel repositories: intel-level-zero-gpu), from Intel's GPU "
-			    "repository or the distribution.",
-			    fix_install(p, "libze-intel-gpu1", "intel-level-zero-gpu", buf,
-					sizeof(buf)));
+		finding_fix(
+		    f, FIX_ROOT,
+		    "`%s` (older Intel repositories: intel-level-zero-gpu), from Intel's GPU "
+		    "repository or the distribution.",
+		    fix_install(p, "libze-intel-gpu1", "intel-level-zero-gpu", buf, sizeof(buf)));
 	}
 	if (!o->icd_path[0] || !o->icd_lib_exists) {
-		f = finding_add(out, "oneapi.opencl_missing", SEV_WARN, -1,
-				"Intel's OpenCL driver is not installed: OpenCL programs see no GPU");
+		f = finding_add(
+		    out, "oneapi.opencl_missing", SEV_WARN, -1,
+		    "Intel's OpenCL driver is not installed: OpenCL programs see no GPU");
 		if (o->icd_path[0])
 			finding_evidence(f, "/etc/OpenCL/vendors/intel.icd: %s (%s)", o->icd_lib,
-					 o->icd_lib[0] == '/' ? "absent" : "not found by the loader");
+					 o->icd_lib[0] == '/' ? "absent"
+							      : "not found by the loader");
 		else
 			finding_evidence(f, "/etc/OpenCL/vendors/intel.icd: absent");
 		lib_evidence(f, "libigdrcl.so", &o->igdrcl);
@@ -254,7 +266,8 @@ static void toolkit(const struct doctor_input *in, struct findings *out)
 
 	if (!o->oneapi_dir)
 		return;
-	f = finding_add(out, "oneapi.toolkit", SEV_INFO, -1, "oneAPI installed under /opt/intel/oneapi%s%s",
+	f = finding_add(out, "oneapi.toolkit", SEV_INFO, -1,
+			"oneAPI installed under /opt/intel/oneapi%s%s",
 			o->oneapi_versions[0] ? ": " : "", o->oneapi_versions);
 	finding_evidence(f, "/opt/intel/oneapi: %s",
 			 o->oneapi_versions[0] ? o->oneapi_versions : "no component version found");
@@ -285,9 +298,10 @@ static void framework(const struct doctor_input *in, struct findings *out)
 			f = finding_add(out, "oneapi.torch_xpu", SEV_INFO, -1,
 					"PyTorch for Intel GPUs in %s", o->py[i].prefix);
 			if (o->py[i].torch_version[0])
-				finding_evidence(f, "torch/version.py in %s: __version__ %s, xpu %s",
-						 o->py[i].prefix, o->py[i].torch_version,
-						 o->py[i].torch_xpu[0] ? o->py[i].torch_xpu : "None");
+				finding_evidence(
+				    f, "torch/version.py in %s: __version__ %s, xpu %s",
+				    o->py[i].prefix, o->py[i].torch_version,
+				    o->py[i].torch_xpu[0] ? o->py[i].torch_xpu : "None");
 			if (o->py[i].ipex_version[0])
 				finding_evidence(f, "intel_extension_for_pytorch: %s",
 						 o->py[i].ipex_version);
@@ -298,8 +312,8 @@ static void framework(const struct doctor_input *in, struct findings *out)
 		f = finding_add(out, "oneapi.torch_cpu_only", SEV_WARN, -1,
 				"PyTorch %s in %s is a CPU build: it cannot use the Intel GPU",
 				o->py[i].torch_version, o->py[i].prefix);
-		finding_evidence(f, "torch/version.py in %s: __version__ %s, xpu None", o->py[i].prefix,
-				 o->py[i].torch_version);
+		finding_evidence(f, "torch/version.py in %s: __version__ %s, xpu None",
+				 o->py[i].prefix, o->py[i].torch_version);
 		finding_fix(f, 0,
 			    "Install PyTorch's XPU build in that environment: `pip install torch "
 			    "--index-url https://download.pytorch.org/whl/xpu`.");
@@ -343,7 +357,8 @@ static bool selector_selects(const char *sel, int n)
 		if (strcmp(term, "level_zero") && strcmp(term, "opencl") && strcmp(term, "*") &&
 		    strcmp(term, "ext_oneapi_level_zero"))
 			continue;
-		for (dev = strtok_r(colon + 1, ",", &save2); dev; dev = strtok_r(NULL, ",", &save2)) {
+		for (dev = strtok_r(colon + 1, ",", &save2); dev;
+		     dev = strtok_r(NULL, ",", &save2)) {
 			uint64_t v;
 			char *dot = strchr(dev, '.');
 
@@ -373,7 +388,8 @@ static void hidden(const struct doctor_input *in, int ngpus, struct findings *ou
 				"shows none",
 				o->ze_affinity_mask, ngpus);
 		finding_evidence(f, "environment: ZE_AFFINITY_MASK=%s", o->ze_affinity_mask);
-		finding_fix(f, 0, "`unset ZE_AFFINITY_MASK`, or set it to indexes below %d.", ngpus);
+		finding_fix(f, 0, "`unset ZE_AFFINITY_MASK`, or set it to indexes below %d.",
+			    ngpus);
 	}
 	if (o->selector_set && !selector_selects(o->oneapi_device_selector, ngpus)) {
 		f = finding_add(out, "oneapi.devices_hidden", SEV_FAIL, -1,

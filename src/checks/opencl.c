@@ -18,23 +18,22 @@
 #include "doctor.h"
 
 static const struct finding_def defs[] = {
-	{"opencl.platforms", LAYER_TOOLKIT, "OpenCL platforms and their devices", false},
-	{"opencl.no_loader", LAYER_TOOLKIT, "no OpenCL ICD loader", false},
-	{"opencl.icd_broken", LAYER_TOOLKIT, "an OpenCL ICD names a library that does not load",
-	 false},
-	{"opencl.no_platform", LAYER_TOOLKIT, "the OpenCL loader finds no platform", false},
-	{"opencl.no_devices", LAYER_TOOLKIT, "an OpenCL platform has no device", false},
-	{"opencl.hung", LAYER_TOOLKIT, "an OpenCL ICD or the loader did not answer", false},
+    {"opencl.platforms", LAYER_TOOLKIT, "OpenCL platforms and their devices", false},
+    {"opencl.no_loader", LAYER_TOOLKIT, "no OpenCL ICD loader", false},
+    {"opencl.icd_broken", LAYER_TOOLKIT, "an OpenCL ICD names a library that does not load", false},
+    {"opencl.no_platform", LAYER_TOOLKIT, "the OpenCL loader finds no platform", false},
+    {"opencl.no_devices", LAYER_TOOLKIT, "an OpenCL platform has no device", false},
+    {"opencl.hung", LAYER_TOOLKIT, "an OpenCL ICD or the loader did not answer", false},
 };
 
 static void run_opencl(const struct doctor_input *in, struct findings *out);
 
 const struct check check_opencl = {
-	.name = "opencl",
-	.layer = LAYER_TOOLKIT,
-	.run = run_opencl,
-	.defs = defs,
-	.ndefs = ARRAY_SIZE(defs),
+    .name = "opencl",
+    .layer = LAYER_TOOLKIT,
+    .run = run_opencl,
+    .defs = defs,
+    .ndefs = ARRAY_SIZE(defs),
 };
 
 /* The Debian package behind the ICD libraries people meet, or NULL. */
@@ -91,15 +90,17 @@ static void broken_icd(const struct cl_facts *cl, const struct cl_icd *icd, stru
 	if (icd->error[0])
 		finding_evidence(f, "dlopen %s: %s", icd->library, icd->error);
 	if (pkg)
-		finding_fix(f, FIX_ROOT,
-			    "install or reinstall %s, which provides %s; or remove the ICD: sudo rm "
-			    "%s",
-			    pkg, icd->library, q);
+		finding_fix(
+		    f, FIX_ROOT,
+		    "install or reinstall %s, which provides %s; or remove the ICD: sudo rm "
+		    "%s",
+		    pkg, icd->library, q);
 	else
-		finding_fix(f, FIX_ROOT,
-			    "reinstall the package that owns it (dpkg -S %s) so that %s is there, or "
-			    "remove the ICD: sudo rm %s",
-			    q, icd->library[0] ? icd->library : "its library", q);
+		finding_fix(
+		    f, FIX_ROOT,
+		    "reinstall the package that owns it (dpkg -S %s) so that %s is there, or "
+		    "remove the ICD: sudo rm %s",
+		    q, icd->library[0] ? icd->library : "its library", q);
 	free(q);
 	free(path);
 }
@@ -113,7 +114,8 @@ static void list_platforms(const struct cl_facts *cl, struct findings *out)
 		ndev += cl->plat[p].ndevices;
 	f = finding_add(out, "opencl.platforms", SEV_INFO, -1,
 			"OpenCL: %d platform%s, %d device%s (loader %s)", cl->nplatforms,
-			cl->nplatforms == 1 ? "" : "s", ndev, ndev == 1 ? "" : "s", cl->loader_path);
+			cl->nplatforms == 1 ? "" : "s", ndev, ndev == 1 ? "" : "s",
+			cl->loader_path);
 	for (p = 0; p < cl->nplatforms; p++) {
 		const struct cl_platform_facts *pf = &cl->plat[p];
 
@@ -140,54 +142,56 @@ static void run_opencl(const struct doctor_input *in, struct findings *out)
 	if (!cl->examined)
 		return;
 	if (cl->hung) {
-		struct finding *f = finding_add(
-		    out, "opencl.hung", SEV_WARN, -1,
-		    "OpenCL did not answer: %s outlived the watchdog's limit; nothing else of OpenCL "
-		    "was checked",
-		    cl->hung_call);
+		struct finding *f = finding_add(out, "opencl.hung", SEV_WARN, -1,
+						"OpenCL did not answer: %s outlived the watchdog's "
+						"limit; nothing else of OpenCL "
+						"was checked",
+						cl->hung_call);
 
 		finding_evidence(f, "%s: no answer within GPUVET_CALL_TIMEOUT_MS (default 20 s)",
 				 cl->hung_call);
-		finding_fix(f, 0,
-			    "An ICD's driver hangs in its start-up: for NVIDIA's, the GPU below is "
-			    "the usual cause (see the health and kernel-log layers); run 'clinfo' to "
-			    "see which platform hangs, and move its .icd out of /etc/OpenCL/vendors "
-			    "until it is fixed");
+		finding_fix(
+		    f, 0,
+		    "An ICD's driver hangs in its start-up: for NVIDIA's, the GPU below is "
+		    "the usual cause (see the health and kernel-log layers); run 'clinfo' to "
+		    "see which platform hangs, and move its .icd out of /etc/OpenCL/vendors "
+		    "until it is fixed");
 		return;
 	}
 	for (i = 0; i < cl->nicds; i++)
 		if (cl->icds[i].state != CL_ICD_OK)
 			broken_icd(cl, &cl->icds[i], out);
 	if (!cl->loader_found) {
-		struct finding *f =
-		    finding_add(out, "opencl.no_loader", SEV_INFO, -1,
-				"OpenCL is off: no ICD loader (libOpenCL.so.1)%s",
-				cl->nicds ? ", though ICDs are installed" : "");
+		struct finding *f = finding_add(out, "opencl.no_loader", SEV_INFO, -1,
+						"OpenCL is off: no ICD loader (libOpenCL.so.1)%s",
+						cl->nicds ? ", though ICDs are installed" : "");
 
 		finding_evidence(f, "%s: %s", cl->loader_path, cl->loader_error);
 		finding_evidence(f, "%s: %d ICD file%s", cl->vendors_dir, cl->nicds,
 				 cl->nicds == 1 ? "" : "s");
-		finding_fix(f, FIX_ROOT,
-			    "only if a program needs OpenCL: sudo apt-get install ocl-icd-libopencl1 "
-			    "(and pocl-opencl-icd for the CPU)");
+		finding_fix(
+		    f, FIX_ROOT,
+		    "only if a program needs OpenCL: sudo apt-get install ocl-icd-libopencl1 "
+		    "(and pocl-opencl-icd for the CPU)");
 		return;
 	}
 	if (!cl->live)
 		return; /* a fake root: its files were judged, its platforms cannot be asked */
 	if (cl->platforms_rc != 0 || cl->nplatforms == 0) {
-		struct finding *f = finding_add(out, "opencl.no_platform", SEV_INFO, -1,
-						"OpenCL finds no platform: clGetPlatformIDs: %s (%d)",
-						cl->platforms_rc_name ? cl->platforms_rc_name
-								      : "CL_SUCCESS",
-						(int)cl->platforms_rc);
+		struct finding *f =
+		    finding_add(out, "opencl.no_platform", SEV_INFO, -1,
+				"OpenCL finds no platform: clGetPlatformIDs: %s (%d)",
+				cl->platforms_rc_name ? cl->platforms_rc_name : "CL_SUCCESS",
+				(int)cl->platforms_rc);
 
 		finding_evidence(f, "loader: %s", cl->loader_path);
 		finding_evidence(f, "%s: %d ICD file%s", cl->vendors_dir, cl->nicds,
 				 cl->nicds == 1 ? "" : "s");
 		if (cl->nicds == 0)
-			finding_fix(f, FIX_ROOT,
-				    "only if a program needs OpenCL: install a platform "
-				    "(pocl-opencl-icd for the CPU; NVIDIA's comes with the driver)");
+			finding_fix(
+			    f, FIX_ROOT,
+			    "only if a program needs OpenCL: install a platform "
+			    "(pocl-opencl-icd for the CPU; NVIDIA's comes with the driver)");
 		return;
 	}
 	for (i = 0; i < cl->nplatforms; i++) {
@@ -197,8 +201,8 @@ static void run_opencl(const struct doctor_input *in, struct findings *out)
 		if (pf->ndevices > 0)
 			continue;
 		f = finding_add(out, "opencl.no_devices", SEV_WARN, -1,
-				"OpenCL platform %s has no device: clGetDeviceIDs: %s (%d)", pf->name,
-				pf->devices_rc_name, (int)pf->devices_rc);
+				"OpenCL platform %s has no device: clGetDeviceIDs: %s (%d)",
+				pf->name, pf->devices_rc_name, (int)pf->devices_rc);
 		finding_evidence(f, "platform %d: %s (%s), %s", i, pf->name, pf->vendor,
 				 pf->version);
 		finding_fix(f, 0,

@@ -99,19 +99,13 @@ static const struct {
 	int revision;
 	const char *name;
 } known_boards[] = {
-	{0x74a1, -1, "AMD Instinct MI300X"},
-	{0x74a0, -1, "AMD Instinct MI300A"},
-	{0x7408, -1, "AMD Instinct MI250X"},
-	{0x740c, -1, "AMD Instinct MI250X / MI250"},
-	{0x740f, -1, "AMD Instinct MI210"},
-	{0x738c, -1, "AMD Instinct MI100"},
-	{0x744c, 0xc8, "AMD Radeon RX 7900 XTX"},
-	{0x744c, 0xcc, "AMD Radeon RX 7900 XT"},
-	{0x744c, -1, "AMD Radeon RX 7900 Series"},
-	{0x747e, 0xc8, "AMD Radeon RX 7800 XT"},
-	{0x73bf, 0xc0, "AMD Radeon RX 6900 XT"},
-	{0x73bf, 0xc1, "AMD Radeon RX 6800 XT"},
-	{0x7448, -1, "AMD Radeon PRO W7900"},
+    {0x74a1, -1, "AMD Instinct MI300X"},       {0x74a0, -1, "AMD Instinct MI300A"},
+    {0x7408, -1, "AMD Instinct MI250X"},       {0x740c, -1, "AMD Instinct MI250X / MI250"},
+    {0x740f, -1, "AMD Instinct MI210"},        {0x738c, -1, "AMD Instinct MI100"},
+    {0x744c, 0xc8, "AMD Radeon RX 7900 XTX"},  {0x744c, 0xcc, "AMD Radeon RX 7900 XT"},
+    {0x744c, -1, "AMD Radeon RX 7900 Series"}, {0x747e, 0xc8, "AMD Radeon RX 7800 XT"},
+    {0x73bf, 0xc0, "AMD Radeon RX 6900 XT"},   {0x73bf, 0xc1, "AMD Radeon RX 6800 XT"},
+    {0x7448, -1, "AMD Radeon PRO W7900"},
 };
 
 static void read_name(struct sysgpu *sg, struct gpu_static *st)
@@ -229,9 +223,9 @@ struct temp_files {
 	const char *input, *label, *crit, *emergency, *margin;
 };
 static const struct temp_files temp_files[] = {
-	{"temp1_input", "temp1_label", "temp1_crit", "temp1_emergency", "temp1_crit - temp1_input"},
-	{"temp2_input", "temp2_label", "temp2_crit", "temp2_emergency", "temp2_crit - temp2_input"},
-	{"temp3_input", "temp3_label", "temp3_crit", "temp3_emergency", "temp3_crit - temp3_input"},
+    {"temp1_input", "temp1_label", "temp1_crit", "temp1_emergency", "temp1_crit - temp1_input"},
+    {"temp2_input", "temp2_label", "temp2_crit", "temp2_emergency", "temp2_crit - temp2_input"},
+    {"temp3_input", "temp3_label", "temp3_crit", "temp3_emergency", "temp3_crit - temp3_input"},
 };
 
 enum { T_INPUT, T_CRIT, T_EMERGENCY }; /* which file of a channel */
@@ -239,7 +233,7 @@ enum { T_INPUT, T_CRIT, T_EMERGENCY }; /* which file of a channel */
 struct amd_priv {
 	bool temps_known;
 	int edge, junction, mem; /* 1-based channels, 0: none */
-	int label_rc;		 /* the first label read that failed but for ENOENT */
+	int label_rc;            /* the first label read that failed but for ENOENT */
 	const char *label_call;
 };
 
@@ -321,7 +315,7 @@ static void read_temp_limits(struct sysgpu *sg, struct gpu_static *st)
 /* ---- KFD topology: the ISA target ---------------------------------------------------------- */
 
 #define KFD_NODES "/sys/class/kfd/kfd/topology/nodes"
-#define KFD_CALL "/sys/class/kfd/kfd/topology/nodes/*/properties"
+#define KFD_CALL  "/sys/class/kfd/kfd/topology/nodes/*/properties"
 
 /* "key value" lines; -1 when key is absent */
 static int64_t prop_of(const char *text, const char *key)
@@ -651,7 +645,8 @@ static void fast_fan(struct sysgpu *sg, unsigned *unsup, struct num *out)
 
 static void amd_fast(struct sysgpu *sg, unsigned mask, unsigned *unsup, struct gpu_sample *out)
 {
-	unsigned none = mask & (PF_FIELDS | PF_CLOCK_VIDEO | PF_PSTATE | PF_CLOCK_EVENTS | PF_MEDIA);
+	unsigned none =
+	    mask & (PF_FIELDS | PF_CLOCK_VIDEO | PF_PSTATE | PF_CLOCK_EVENTS | PF_MEDIA);
 
 	if (mask & PF_UTIL) {
 		sysfs_num(sg, "gpu_busy_percent", 1, 0, &out->util_gpu_pct);
@@ -722,13 +717,13 @@ static void amd_close(struct sysgpu *sg)
 }
 
 const struct gpu_backend backend_amdgpu = {
-	.name = "amdgpu",
-	.vendor = "AMD",
-	.vendor_id = GPU_VENDOR_AMD,
-	.driver = "amdgpu",
-	.read_static = amd_static,
-	.read_fast = amd_fast,
-	.read_health = amd_health,
-	.read_energy = amd_energy,
-	.close = amd_close,
+    .name = "amdgpu",
+    .vendor = "AMD",
+    .vendor_id = GPU_VENDOR_AMD,
+    .driver = "amdgpu",
+    .read_static = amd_static,
+    .read_fast = amd_fast,
+    .read_health = amd_health,
+    .read_energy = amd_energy,
+    .close = amd_close,
 };

@@ -199,12 +199,9 @@ void backend_mark_nvidia_only(struct gpu *g)
 const char *gpu_vendor_name(const struct gpu *g)
 {
 	switch (g->vendor) {
-	case GPU_VENDOR_AMD:
-		return "AMD";
-	case GPU_VENDOR_INTEL:
-		return "Intel";
-	default:
-		return "NVIDIA";
+	case GPU_VENDOR_AMD: return "AMD";
+	case GPU_VENDOR_INTEL: return "Intel";
+	default: return "NVIDIA";
 	}
 }
 
@@ -232,8 +229,7 @@ static void fail(struct num *n, const char *call, int rc)
 	}
 }
 
-static void read_num_at(const char *path, const char *call, int64_t mul, int64_t div,
-			struct num *n)
+static void read_num_at(const char *path, const char *call, int64_t mul, int64_t div, struct num *n)
 {
 	char buf[64], *end;
 	long long v;
@@ -299,9 +295,9 @@ void sysfs_text(const struct sysgpu *sg, const char *rel, struct text *t)
 	t->s[0] = 0;
 	t->rc = rc ? rc : -ENODATA;
 	t->st = rc == -ENOENT || rc == 0 ? VAL_NA : VAL_ERR;
-	t->reason = t->st == VAL_NA ? REASON_NOT_SUPPORTED
+	t->reason = t->st == VAL_NA                 ? REASON_NOT_SUPPORTED
 		    : rc == -EACCES || rc == -EPERM ? REASON_NO_PERMISSION
-						     : REASON_OTHER;
+						    : REASON_OTHER;
 }
 
 /* "16.0 GT/s PCIe" -> 4; 0 when not understood */

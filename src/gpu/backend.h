@@ -34,10 +34,10 @@ enum gpu_vendor {
 /* One GPU read through sysfs: where it lives and its backend's state between samples. */
 struct sysgpu {
 	const struct gpu_backend *be;
-	char card[16];	 /* "card0" */
-	char dev[256];	 /* its device folder, "/sys/class/drm/card0/device" */
-	char pci[256];	 /* that folder resolved: "/sys/devices/pci0000:00/.../0000:03:00.0" */
-	char bdf[16];	 /* "0000:03:00.0" */
+	char card[16];   /* "card0" */
+	char dev[256];   /* its device folder, "/sys/class/drm/card0/device" */
+	char pci[256];   /* that folder resolved: "/sys/devices/pci0000:00/.../0000:03:00.0" */
+	char bdf[16];    /* "0000:03:00.0" */
 	char hwmon[288]; /* "/sys/class/drm/card0/device/hwmon/hwmon3", "" when none */
 	char render[32]; /* "/dev/dri/renderD128", "" when none */
 	unsigned vendor_id, device_id, revision;
@@ -64,7 +64,8 @@ struct gpu_backend {
 	void (*read_static)(struct sysgpu *sg, struct gpu_static *st, unsigned flags);
 	/* The fast-tier groups of mask (probe.h's PF_*) into out; groups this GPU cannot give are
 	 * or-ed into *unsup (may be NULL). */
-	void (*read_fast)(struct sysgpu *sg, unsigned mask, unsigned *unsup, struct gpu_sample *out);
+	void (*read_fast)(struct sysgpu *sg, unsigned mask, unsigned *unsup,
+			  struct gpu_sample *out);
 	/* The health tier: RAS error counts into ecc_*, PCIe replays where the board has them. */
 	void (*read_health)(struct sysgpu *sg, struct gpu_sample *out);
 	/* Energy since the driver loaded, in mJ (VAL_NA when the board has no counter). */

@@ -17,10 +17,10 @@
 /* engine classes, whatever the driver calls them */
 enum drm_class {
 	DRM_CLASS_COMPUTE = 0, /* amdgpu gfx/compute, i915 render/compute, xe rcs/ccs */
-	DRM_CLASS_COPY,	       /* amdgpu dma/sdma, i915 copy, xe bcs */
-	DRM_CLASS_DEC,	       /* amdgpu dec/jpeg/vcn; Intel's video engines (i915 video, xe
+	DRM_CLASS_COPY,        /* amdgpu dma/sdma, i915 copy, xe bcs */
+	DRM_CLASS_DEC,         /* amdgpu dec/jpeg/vcn; Intel's video engines (i915 video, xe
 				  vcs), which encode and decode */
-	DRM_CLASS_ENC,	       /* amdgpu enc (Intel has no engine of its own for it; its video
+	DRM_CLASS_ENC,         /* amdgpu enc (Intel has no engine of its own for it; its video
 				  enhancement engines, video-enhance and vecs, are not counted) */
 	DRM_NCLASSES,
 };
@@ -29,7 +29,7 @@ struct drm_client {
 	unsigned pid;
 	uint64_t client_id;
 	char driver[16]; /* drm-driver */
-	char pdev[16];	 /* drm-pdev: "0000:03:00.0" */
+	char pdev[16];   /* drm-pdev: "0000:03:00.0" */
 	/* device-local memory in bytes (drm-memory-vram, drm-resident-vram0, drm-resident-local0,
 	 * ...): -1 when the driver gives none */
 	int64_t mem_bytes;

@@ -13,8 +13,14 @@
 /* Where the loader looks for a bare soname when the root is a fake one (host/libs.c has the
  * same list for NVIDIA's libraries). */
 static const char *const lib_dirs[] = {
-	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu",
-	"/usr/lib/aarch64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib",
+    "/lib/x86_64-linux-gnu",
+    "/usr/lib/x86_64-linux-gnu",
+    "/lib/aarch64-linux-gnu",
+    "/usr/lib/aarch64-linux-gnu",
+    "/lib64",
+    "/usr/lib64",
+    "/lib",
+    "/usr/lib",
 };
 
 /* Under a fake root: the file a library name stands for, found in path (and true), or not. */
@@ -73,8 +79,9 @@ static void read_icd(struct cl_facts *f, const char *name)
 			tried = watchdog_returned(
 			    opencl_icd_try(icd->library, icd->error, sizeof(icd->error)));
 			if (tried != 0)
-				icd->state = strstr(icd->error, "No such file") ? CL_ICD_MISSING
-										 : CL_ICD_LOAD_FAILED;
+				icd->state = strstr(icd->error, "No such file")
+						 ? CL_ICD_MISSING
+						 : CL_ICD_LOAD_FAILED;
 		}
 		return;
 	}
@@ -102,8 +109,8 @@ static void read_platform(const struct opencl_lib *l, cl_platform p, struct cl_p
 	opencl_platform_str(l, p, CL_PLATFORM_VENDOR, pf->vendor, sizeof(pf->vendor));
 	opencl_platform_str(l, p, CL_PLATFORM_VERSION, pf->version, sizeof(pf->version));
 	watchdog_note("clGetDeviceIDs", -1);
-	pf->devices_rc = watchdog_returned(
-	    l->api.GetDeviceIDs(p, CL_DEVICE_TYPE_ALL, CL_MAX_DEVICES, devs, &n));
+	pf->devices_rc =
+	    watchdog_returned(l->api.GetDeviceIDs(p, CL_DEVICE_TYPE_ALL, CL_MAX_DEVICES, devs, &n));
 	pf->devices_rc_name = opencl_error_name(pf->devices_rc);
 	if (pf->devices_rc != CL_SUCCESS)
 		return;
@@ -118,7 +125,8 @@ static void read_platform(const struct opencl_lib *l, cl_platform p, struct cl_p
 		d->type = type_name(opencl_device_num(l, devs[i], CL_DEVICE_TYPE, 8));
 		d->compute_units =
 		    (uint32_t)opencl_device_num(l, devs[i], CL_DEVICE_MAX_COMPUTE_UNITS, 4);
-		d->clock_mhz = (uint32_t)opencl_device_num(l, devs[i], CL_DEVICE_MAX_CLOCK_FREQUENCY, 4);
+		d->clock_mhz =
+		    (uint32_t)opencl_device_num(l, devs[i], CL_DEVICE_MAX_CLOCK_FREQUENCY, 4);
 		d->global_mem_bytes = opencl_device_num(l, devs[i], CL_DEVICE_GLOBAL_MEM_SIZE, 8);
 	}
 }

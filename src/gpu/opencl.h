@@ -21,17 +21,17 @@
 
 enum cl_icd_state {
 	CL_ICD_OK = 0,
-	CL_ICD_EMPTY,      /* the file names no library */
-	CL_ICD_MISSING,    /* the library it names does not exist */
+	CL_ICD_EMPTY,       /* the file names no library */
+	CL_ICD_MISSING,     /* the library it names does not exist */
 	CL_ICD_LOAD_FAILED, /* it exists but dlopen refused it */
-	CL_ICD_UNREADABLE, /* the .icd file itself could not be read */
+	CL_ICD_UNREADABLE,  /* the .icd file itself could not be read */
 };
 
 struct cl_icd {
-	char file[256];     /* "pocl.icd" */
-	char library[512];  /* its first line: "libpocl.so.2.10.0" or an absolute path */
+	char file[256];    /* "pocl.icd" */
+	char library[512]; /* its first line: "libpocl.so.2.10.0" or an absolute path */
 	enum cl_icd_state state;
-	char error[256];    /* dlopen's reason, or the read error */
+	char error[256]; /* dlopen's reason, or the read error */
 };
 
 struct cl_device_facts {
@@ -50,8 +50,8 @@ struct cl_platform_facts {
 };
 
 struct cl_facts {
-	bool examined;   /* false in a replay: nothing below was read */
-	bool live;       /* the libraries were loaded (the real machine), not just looked for */
+	bool examined; /* false in a replay: nothing below was read */
+	bool live;     /* the libraries were loaded (the real machine), not just looked for */
 	char vendors_dir[64]; /* "/etc/OpenCL/vendors" */
 	bool vendors_dir_found;
 	int nicds;

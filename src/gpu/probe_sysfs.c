@@ -81,7 +81,8 @@ static void sysfs_procs(const struct gpu *g, struct gpu_sample *s)
 				gp = &s->procs[k];
 		if (gp) {
 			if (c[i].mem_bytes > 0)
-				gp->mem_bytes = (gp->mem_bytes > 0 ? gp->mem_bytes : 0) + c[i].mem_bytes;
+				gp->mem_bytes =
+				    (gp->mem_bytes > 0 ? gp->mem_bytes : 0) + c[i].mem_bytes;
 			continue;
 		}
 		s->procs = xrealloc(s->procs, (s->procs_len + 1) * sizeof(*s->procs));
@@ -103,8 +104,8 @@ void sysfs_sample(const struct gpu *g, unsigned flags, struct gpu_sample *s)
 
 	s->t_ns = now_ns();
 	if ((flags & (PROBE_FAST | PROBE_TABLE)) && sg->be->read_fast)
-		sg->be->read_fast(sg, (flags & PROBE_FAST) ? PF_ALL | PF_MEDIA : tier_table_groups(),
-				  NULL, s);
+		sg->be->read_fast(
+		    sg, (flags & PROBE_FAST) ? PF_ALL | PF_MEDIA : tier_table_groups(), NULL, s);
 	if ((flags & (PROBE_HEALTH | PROBE_ECC)) && sg->be->read_health)
 		sg->be->read_health(sg, s);
 	if (flags & PROBE_PROCS)

@@ -18,7 +18,7 @@
 #include "../util/util.h"
 #include "facts.h"
 
-#define KFD_NODES "/sys/class/kfd/kfd/topology/nodes"
+#define KFD_NODES     "/sys/class/kfd/kfd/topology/nodes"
 #define ROCM_LIST_MAX 64 /* names looked at under /opt */
 
 bool amd_gfx_name(unsigned version, char *out, size_t n)
@@ -89,9 +89,8 @@ static void read_kfd(struct amd_facts *a)
 		g->gfx_version = (unsigned)gfx;
 		if (!amd_gfx_name(g->gfx_version, g->gfx, sizeof(g->gfx)))
 			str_fmt(g->gfx, sizeof(g->gfx), "%u", g->gfx_version);
-		g->render_minor = prop_u64(text, "drm_render_minor", &minor) && minor < 1024
-					  ? (int)minor
-					  : -1;
+		g->render_minor =
+		    prop_u64(text, "drm_render_minor", &minor) && minor < 1024 ? (int)minor : -1;
 		/* location_id is the bus number and devfn: 0x7500 is 75:00.0 */
 		if (prop_u64(text, "location_id", &loc) && prop_u64(text, "domain", &domain) &&
 		    loc <= 0xffff && domain <= 0xffff)
@@ -143,8 +142,10 @@ static void read_module(struct amd_facts *a)
 	size_t n = 0, i;
 
 	/* a built-in amdgpu has no /proc/modules line but has /sys/module/amdgpu */
-	a->amdgpu_loaded = (mods && module_listed(mods, "amdgpu")) || host_exists("/sys/module/amdgpu");
-	a->radeon_loaded = (mods && module_listed(mods, "radeon")) || host_exists("/sys/module/radeon");
+	a->amdgpu_loaded =
+	    (mods && module_listed(mods, "amdgpu")) || host_exists("/sys/module/amdgpu");
+	a->radeon_loaded =
+	    (mods && module_listed(mods, "radeon")) || host_exists("/sys/module/radeon");
 	free(mods);
 	/* the in-tree module has no version file; AMD's DKMS build has one */
 	if (host_read_line("/sys/module/amdgpu/version", a->module_version,
@@ -193,7 +194,8 @@ static void read_rocm(struct amd_facts *a)
 	size_t n = 0, i;
 
 	a->rocm_link = host_exists("/opt/rocm");
-	if (a->rocm_link && host_realpath("/opt/rocm", a->rocm_default, sizeof(a->rocm_default)) != 0)
+	if (a->rocm_link &&
+	    host_realpath("/opt/rocm", a->rocm_default, sizeof(a->rocm_default)) != 0)
 		a->rocm_default[0] = '\0';
 	if (host_list("/opt", &names, &n) == 0) {
 		for (i = 0; i < n && i < ROCM_LIST_MAX && a->nrocm < AMD_MAX_ROCM; i++) {
@@ -225,7 +227,8 @@ static void read_rocm(struct amd_facts *a)
 		if (host_list(lib, &names, &n) == 0) {
 			a->rocblas_read = true;
 			for (i = 0; i < n; i++)
-				add_targets(a->rocblas_targets, sizeof(a->rocblas_targets), names[i]);
+				add_targets(a->rocblas_targets, sizeof(a->rocblas_targets),
+					    names[i]);
 			host_list_free(names, n);
 		}
 	}
@@ -258,8 +261,8 @@ static bool is_arch_list(const char *s, size_t len)
 			i++, d++;
 		if (d < 1) /* "gfx11-generic" has one digit */
 			return false;
-		while (i < len && s[i] != ';' && (isalnum((unsigned char)s[i]) || s[i] == ':' ||
-						    s[i] == '+' || s[i] == '-'))
+		while (i < len && s[i] != ';' &&
+		       (isalnum((unsigned char)s[i]) || s[i] == ':' || s[i] == '+' || s[i] == '-'))
 			i++;
 		entries++;
 		if (i < len && s[i++] != ';')
@@ -340,8 +343,8 @@ int amd_elf_arch_list(const char *path, char *out, size_t n, char *note, size_t 
 		const unsigned char *s = sh + (size_t)shstrndx * 64;
 		uint64_t size = le(s + 32, 8);
 
-		names = host_read_at(path, le(s + 24, 8), size < (1u << 20) ? (size_t)size : 1u << 20,
-				     &nlen, &rc);
+		names = host_read_at(path, le(s + 24, 8),
+				     size < (1u << 20) ? (size_t)size : 1u << 20, &nlen, &rc);
 	}
 	for (i = 0; names && i < shnum; i++) {
 		const unsigned char *s = sh + (size_t)i * 64;
@@ -373,9 +376,10 @@ int amd_elf_arch_list(const char *path, char *out, size_t n, char *note, size_t 
 		done += want > OVERLAP ? want - OVERLAP : want;
 	}
 	if (!found)
-		str_fmt(note, note_n, ro_size > AMD_RODATA_SCAN_MAX
-					      ? "no target list in the first %u MiB of .rodata"
-					      : "no target list in .rodata",
+		str_fmt(note, note_n,
+			ro_size > AMD_RODATA_SCAN_MAX
+			    ? "no target list in the first %u MiB of .rodata"
+			    : "no target list in .rodata",
 			AMD_RODATA_SCAN_MAX >> 20);
 	return found;
 }
@@ -440,7 +444,8 @@ void amd_collect(struct amd_facts *a, const struct pci_facts *pci, const struct 
 	read_torch(a, py);
 	copy_env("HSA_OVERRIDE_GFX_VERSION", a->hsa_override, sizeof(a->hsa_override),
 		 &a->hsa_override_set);
-	copy_env("HIP_VISIBLE_DEVICES", a->hip_visible, sizeof(a->hip_visible), &a->hip_visible_set);
+	copy_env("HIP_VISIBLE_DEVICES", a->hip_visible, sizeof(a->hip_visible),
+		 &a->hip_visible_set);
 	copy_env("ROCR_VISIBLE_DEVICES", a->rocr_visible, sizeof(a->rocr_visible),
 		 &a->rocr_visible_set);
 }

@@ -15,7 +15,7 @@
 #include "facts.h"
 
 #define ONEAPI_DIR "/opt/intel/oneapi"
-#define INTEL_ICD "/etc/OpenCL/vendors/intel.icd"
+#define INTEL_ICD  "/etc/OpenCL/vendors/intel.icd"
 
 /* Is module `name` a line of /proc/modules ("i915 4194304 12 - Live 0x...")? */
 static bool module_listed(const char *modules, const char *name)
@@ -72,7 +72,8 @@ static void read_oneapi_dir(struct oneapi_facts *o)
 		component_version(comps[i], v, sizeof(v));
 		if (!v[0])
 			continue;
-		str_fmt(item, sizeof(item), "%s%s %s", o->oneapi_versions[0] ? " " : "", comps[i], v);
+		str_fmt(item, sizeof(item), "%s%s %s", o->oneapi_versions[0] ? " " : "", comps[i],
+			v);
 		str_append(o->oneapi_versions, item, sizeof(o->oneapi_versions));
 	}
 }
@@ -131,7 +132,8 @@ static void read_python(struct oneapi_facts *o, const struct python_facts *py)
 			}
 			/* the +xpu local tag says so where version.py is older than the field */
 			if (!o->py[o->npy].torch_xpu[0] && strstr(torch->version, "+xpu"))
-				str_copy(o->py[o->npy].torch_xpu, "yes", sizeof(o->py[o->npy].torch_xpu));
+				str_copy(o->py[o->npy].torch_xpu, "yes",
+					 sizeof(o->py[o->npy].torch_xpu));
 		}
 		str_fmt(path, sizeof(path), "%s/intel_extension_for_pytorch", e->site);
 		if (host_exists(path)) {

@@ -8,31 +8,34 @@
 
 #include "../util/util.h"
 
-#define SYM(field, ...) {{__VA_ARGS__}, offsetof(struct opencl_api, field), true}
+#define SYM(field, ...)                                                                            \
+	{                                                                                          \
+		{__VA_ARGS__}, offsetof(struct opencl_api, field), true                            \
+	}
 
 /* every call is required: an ICD loader without one of these OpenCL 1.2 calls is not one */
 static const struct vsym opencl_syms[] = {
-	SYM(GetPlatformIDs, "clGetPlatformIDs"),
-	SYM(GetPlatformInfo, "clGetPlatformInfo"),
-	SYM(GetDeviceIDs, "clGetDeviceIDs"),
-	SYM(GetDeviceInfo, "clGetDeviceInfo"),
-	SYM(CreateContext, "clCreateContext"),
-	SYM(CreateCommandQueue, "clCreateCommandQueue"),
-	SYM(CreateBuffer, "clCreateBuffer"),
-	SYM(EnqueueWriteBuffer, "clEnqueueWriteBuffer"),
-	SYM(EnqueueReadBuffer, "clEnqueueReadBuffer"),
-	SYM(CreateProgramWithSource, "clCreateProgramWithSource"),
-	SYM(BuildProgram, "clBuildProgram"),
-	SYM(GetProgramBuildInfo, "clGetProgramBuildInfo"),
-	SYM(CreateKernel, "clCreateKernel"),
-	SYM(SetKernelArg, "clSetKernelArg"),
-	SYM(EnqueueNDRangeKernel, "clEnqueueNDRangeKernel"),
-	SYM(Finish, "clFinish"),
-	SYM(ReleaseMemObject, "clReleaseMemObject"),
-	SYM(ReleaseKernel, "clReleaseKernel"),
-	SYM(ReleaseProgram, "clReleaseProgram"),
-	SYM(ReleaseCommandQueue, "clReleaseCommandQueue"),
-	SYM(ReleaseContext, "clReleaseContext"),
+    SYM(GetPlatformIDs, "clGetPlatformIDs"),
+    SYM(GetPlatformInfo, "clGetPlatformInfo"),
+    SYM(GetDeviceIDs, "clGetDeviceIDs"),
+    SYM(GetDeviceInfo, "clGetDeviceInfo"),
+    SYM(CreateContext, "clCreateContext"),
+    SYM(CreateCommandQueue, "clCreateCommandQueue"),
+    SYM(CreateBuffer, "clCreateBuffer"),
+    SYM(EnqueueWriteBuffer, "clEnqueueWriteBuffer"),
+    SYM(EnqueueReadBuffer, "clEnqueueReadBuffer"),
+    SYM(CreateProgramWithSource, "clCreateProgramWithSource"),
+    SYM(BuildProgram, "clBuildProgram"),
+    SYM(GetProgramBuildInfo, "clGetProgramBuildInfo"),
+    SYM(CreateKernel, "clCreateKernel"),
+    SYM(SetKernelArg, "clSetKernelArg"),
+    SYM(EnqueueNDRangeKernel, "clEnqueueNDRangeKernel"),
+    SYM(Finish, "clFinish"),
+    SYM(ReleaseMemObject, "clReleaseMemObject"),
+    SYM(ReleaseKernel, "clReleaseKernel"),
+    SYM(ReleaseProgram, "clReleaseProgram"),
+    SYM(ReleaseCommandQueue, "clReleaseCommandQueue"),
+    SYM(ReleaseContext, "clReleaseContext"),
 };
 
 int opencl_load(struct opencl_lib *l, struct err *e)
@@ -46,7 +49,8 @@ int opencl_load(struct opencl_lib *l, struct err *e)
 		return -1;
 	}
 	if (vlib_bind(&l->lib, opencl_syms, ARRAY_SIZE(opencl_syms), &l->api, e) != 0) {
-		err_hint(e, "libOpenCL.so.1 should be an OpenCL 1.2 ICD loader (ocl-icd-libopencl1)");
+		err_hint(e,
+			 "libOpenCL.so.1 should be an OpenCL 1.2 ICD loader (ocl-icd-libopencl1)");
 		vlib_close(&l->lib);
 		return -1;
 	}

@@ -43,10 +43,10 @@ enum {
 };
 
 /* cl_device_type bits */
-#define CL_DEVICE_TYPE_CPU 0x2ull
-#define CL_DEVICE_TYPE_GPU 0x4ull
+#define CL_DEVICE_TYPE_CPU         0x2ull
+#define CL_DEVICE_TYPE_GPU         0x4ull
 #define CL_DEVICE_TYPE_ACCELERATOR 0x8ull
-#define CL_DEVICE_TYPE_ALL 0xFFFFFFFFull
+#define CL_DEVICE_TYPE_ALL         0xFFFFFFFFull
 
 /* cl_device_info */
 enum {
@@ -65,7 +65,7 @@ enum {
 /* cl_mem_flags */
 #define CL_MEM_READ_WRITE 0x1ull
 #define CL_MEM_WRITE_ONLY 0x2ull
-#define CL_MEM_READ_ONLY 0x4ull
+#define CL_MEM_READ_ONLY  0x4ull
 
 enum { CL_PROGRAM_BUILD_LOG = 0x1183 }; /* cl_program_build_info */
 enum { CL_TRUE = 1, CL_FALSE = 0 };
@@ -124,8 +124,7 @@ const char *opencl_error_name(int32_t rc);
  * a device (cl_uint, cl_ulong: size bytes), 0 when it cannot be read. */
 void opencl_platform_str(const struct opencl_lib *l, cl_platform p, uint32_t what, char *buf,
 			 size_t n);
-void opencl_device_str(const struct opencl_lib *l, cl_device d, uint32_t what, char *buf,
-		       size_t n);
+void opencl_device_str(const struct opencl_lib *l, cl_device d, uint32_t what, char *buf, size_t n);
 uint64_t opencl_device_num(const struct opencl_lib *l, cl_device d, uint32_t what, size_t size);
 /* Can the library an ICD file names be loaded (dlopen, as the ICD loader would)? 0, or -1 with
  * why in err. The library stays loaded: the ICD loader takes it next, and some ICDs do not

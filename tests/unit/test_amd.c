@@ -32,14 +32,16 @@ static void test_list_found(void)
 	char list[256], note[96];
 
 	if (!build_so(root, "/lib/libtorch_hip.so",
-		      "const char *arch_flags(void) { return \"gfx900;gfx906;gfx908;gfx90a:xnack-;gfx942;gfx1100\"; }\n"
+		      "const char *arch_flags(void) { return "
+		      "\"gfx900;gfx906;gfx908;gfx90a:xnack-;gfx942;gfx1100\"; }\n"
 		      "const char *message(void) { return \"HIP error: gfx942\"; }\n")) {
 		printf("SKIP gcc cannot build a shared object here\n");
 		fr_free(root);
 		return;
 	}
 	fr_use(root);
-	CHECK(amd_elf_arch_list("/lib/libtorch_hip.so", list, sizeof(list), note, sizeof(note)) == 1);
+	CHECK(amd_elf_arch_list("/lib/libtorch_hip.so", list, sizeof(list), note, sizeof(note)) ==
+	      1);
 	CHECK_STR(list, "gfx900;gfx906;gfx908;gfx90a:xnack-;gfx942;gfx1100");
 	fr_free(root);
 }

@@ -238,7 +238,7 @@ static void rx7900_checks(struct sysgpu *sg, size_t n)
 	CHECK(text_not(&st.serial, VAL_NA, "serial_number"));
 	CHECK(num_is(&st.pci_subsystem_id, 0x471d1da2, "subsystem_device"));
 	CHECK(num_is(&st.pcie_gen_max, 4, "max_link_speed"));
-	CHECK(num_not(&st.numa_node, VAL_NA, "numa_node")); /* -1: no NUMA affinity */
+	CHECK(num_not(&st.numa_node, VAL_NA, "numa_node"));    /* -1: no NUMA affinity */
 	CHECK(num_is(&st.temp_slowdown_c, 100, "temp1_crit")); /* the edge sensor's */
 	CHECK(num_is(&st.temp_shutdown_c, 105, "temp1_emergency"));
 	CHECK(num_is(&st.temp_gpu_max_c, 110, "temp2_crit"));
