@@ -37,7 +37,8 @@ expect_grep "Max 1550: the job's 8 GiB of VRAM" '^7001, 8192 MiB$' "$TMP/out"
 expect_exit "status: Arc A770 and the integrated GPU" 0 "$GPUVET" --replay "$ARC" status --json
 expect_jq "Arc: both GPUs on i915, in bus order" '[.gpus[] | .driver] == ["i915", "i915"] and (.gpus[1].name | test("A770"))' "$TMP/out"
 expect_jq "Arc: the link of the card's own switch, not the GPU's x1" '.gpus[1] | .pcie_width_max == 16' "$TMP/out"
-expect_exit "doctor on the Intel machine: exit 0" 0 "$GPUVET" --replay "$MAX" doctor
+expect_exit "doctor on the Intel machine (no oneAPI installed): exit 2" 2 "$GPUVET" --replay "$MAX" doctor --json
+expect_jq "doctor: no NVIDIA GPU is information, the missing Level Zero the failure" '([.findings[] | select(.id == "pci.no_gpu")][0].severity == "info") and ([.findings[] | select(.severity == "fail") | .id] == ["oneapi.level_zero_missing", "oneapi.compute_runtime_missing"])' "$TMP/out"
 
 # ---- watch and top
 expect_exit "watch -c 1" 0 "$GPUVET" --replay "$MI" watch -c 1 -s pucm

@@ -209,7 +209,7 @@ static void text_format(void)
 	CHECK(has(b, "gpuvet_energy_joules_total{" G0 "} 123456.789"));
 	CHECK(has(b, "gpuvet_gpm_sm_active_ratio{" G0 "} 0.455"));
 	CHECK(has(b, "gpuvet_pstate{" G0 "} 0"));
-	CHECK(has(b, "gpuvet_gpu_info{" G0 ",driver_version=\"580.159.04\",vbios=\"96.00.AF.00.01\"} 1"));
+	CHECK(has(b, "gpuvet_gpu_info{" G0 ",vendor=\"NVIDIA\",driver_version=\"580.159.04\",driver=\"nvidia\",vbios=\"96.00.AF.00.01\"} 1"));
 	CHECK(has(b, "gpuvet_build_info{version=\"" GPUVET_VERSION "\",driver_version=\"580.159.04\",nvml_version=\"13.580.159.04\",cuda_driver_version=\"13.0\"} 1"));
 	CHECK(has(b, "gpuvet_clock_event_active{" G0 ",reason=\"sw_power_cap\"} 1"));
 	CHECK(has(b, "gpuvet_clock_event_active{" G0 ",reason=\"gpu_idle\"} 0"));

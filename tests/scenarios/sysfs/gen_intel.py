@@ -59,6 +59,9 @@ class Tree:
         self.link(dev + "/driver", "../../../bus/pci/drivers/" + driver)
         self.dir(dev + "/drm", ["card%d" % n, "renderD%d" % render])
         self.file("%s/drm/card%d/dev" % (dev, n), "226:%d" % n)
+        # the node udev made (mode 0666 here: every user may open it)
+        self.files["/dev/dri/renderD%d" % render] = {"stat": {
+            "type": "c", "mode": "0666", "uid": 0, "gid": 109, "major": 226, "minor": render}}
         # on the PCI bus too, where doctor looks first
         bdf = os.path.basename(dev)
         bus = self.files.setdefault("/sys/bus/pci/devices", {"dir": []})
