@@ -13,7 +13,6 @@
 
 #include "../gpu/probe.h"
 #include "../util/util.h"
-#include "../vendor/watchdog.h"
 #include "catalog.h"
 
 void facts_collect(struct host_facts *f)
@@ -35,31 +34,6 @@ void facts_collect(struct host_facts *f)
 	stalls_collect(&f->stalls, &f->pci);
 }
 
-/* cl_collect under the watchdog: an ICD whose driver hangs in its start-up (NVIDIA's, on a
- * wedged GPU) is reported, not waited for. The job lives on the heap: a hung worker keeps it. */
-static void cl_job(void *arg)
-{
-	cl_collect(arg);
-}
-
-static void opencl_collect(struct cl_facts *out)
-{
-	struct cl_facts *f = xcalloc(1, sizeof(*f));
-	struct watchdog_hang hang;
-	struct err e;
-
-	err_clear(&e);
-	if (watchdog_run_report(cl_job, f, 0, &hang, &e) != 0) {
-		memset(out, 0, sizeof(*out));
-		out->examined = true;
-		out->hung = true;
-		str_copy(out->hung_call, hang.call, sizeof(out->hung_call));
-		return; /* f is the hung worker's */
-	}
-	*out = *f;
-	free(f);
-}
-
 int doctor_collect(struct doctor_input *in, unsigned probe_flags, struct err *e)
 {
 	int64_t t0 = now_ns();
@@ -79,7 +53,7 @@ int doctor_collect(struct doctor_input *in, unsigned probe_flags, struct err *e)
 	/* after the probe: an NVIDIA OpenCL ICD initialises the driver NVML and CUDA were asked
 	 * about first */
 	if (probe_flags & PROBE_OPENCL)
-		opencl_collect(&in->cl);
+		cl_collect_guarded(&in->cl);
 	/* the probe reads sysfs too (topology, NUMA): its stalls count */
 	stalls_collect(&in->facts.stalls, &in->facts.pci);
 	(void)e;

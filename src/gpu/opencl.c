@@ -193,3 +193,27 @@ void cl_collect(struct cl_facts *f)
 		str_copy(f->loader_error, "not found under the root", sizeof(f->loader_error));
 	}
 }
+
+/* The job lives on the heap: a hung worker keeps it. */
+static void cl_job(void *arg)
+{
+	cl_collect(arg);
+}
+
+void cl_collect_guarded(struct cl_facts *out)
+{
+	struct cl_facts *f = xcalloc(1, sizeof(*f));
+	struct watchdog_hang hang;
+	struct err e;
+
+	err_clear(&e);
+	if (watchdog_run_report(cl_job, f, 0, &hang, &e) != 0) {
+		memset(out, 0, sizeof(*out));
+		out->examined = true;
+		out->hung = true;
+		str_copy(out->hung_call, hang.call, sizeof(out->hung_call));
+		return; /* f is the hung worker's */
+	}
+	*out = *f;
+	free(f);
+}

@@ -73,5 +73,8 @@ struct cl_facts {
 
 /* Fill f (zeroed here); never fails as a whole: each part says what went wrong. */
 void cl_collect(struct cl_facts *f);
+/* cl_collect under the watchdog (vendor/watchdog.h): an ICD whose driver hangs in its start-up
+ * (NVIDIA's, on a wedged GPU) is reported in f->hung and hung_call, not waited for. */
+void cl_collect_guarded(struct cl_facts *f);
 
 #endif

@@ -22,6 +22,9 @@ na_reason() {
 	numa_node) echo "$D.nvmlDeviceGetNumaNodeId[0] != 0" ;;
 	nvlink_count) echo "$D[\"nvmlDeviceGetNvLinkState(0)\"][0] != 0" ;;
 	mig_instances) echo "$D.nvmlDeviceGetMigMode[1] == 0" ;; # MIG is off: no instances to count
+	# the sysfs backends' readings (AMD, Intel: docs/backends.md), none of an NVIDIA GPU's
+	driver | gfx_target | memory.gtt.total | memory.gtt.used | clocks.levels.sm | clocks.levels.mem)
+		echo "true" ;;
 	*) echo "false" ;;
 	esac
 }
