@@ -8,7 +8,6 @@
  */
 #include "doctor.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "../gpu/probe.h"
