@@ -51,4 +51,32 @@ expect_jq "no OpenCL warning on a working PoCL" \
 	"$TMP/doctor.json"
 "$GPUVET" doctor -v >"$TMP/text" 2>&1
 expect_grep "the text report shows the platform" "OpenCL: [0-9]+ platforms?, [0-9]+ devices?" "$TMP/text"
+# a loader whose clGetPlatformIDs never returns (an ICD's driver wedged in its start-up):
+# doctor names the call as opencl.hung after the watchdog's limit and finishes the rest
+cat >"$TMP/hang.c" <<'C'
+#include <unistd.h>
+int clGetPlatformIDs(unsigned n, void **p, unsigned *np) { (void)n; (void)p; (void)np; for (;;) pause(); }
+#define STUB(f) int f(void) { return -1; }
+STUB(clGetPlatformInfo) STUB(clGetDeviceIDs) STUB(clGetDeviceInfo) STUB(clCreateContext)
+STUB(clCreateCommandQueue) STUB(clCreateBuffer) STUB(clEnqueueWriteBuffer)
+STUB(clEnqueueReadBuffer) STUB(clCreateProgramWithSource) STUB(clBuildProgram)
+STUB(clGetProgramBuildInfo) STUB(clCreateKernel) STUB(clSetKernelArg)
+STUB(clEnqueueNDRangeKernel) STUB(clFinish) STUB(clReleaseMemObject) STUB(clReleaseKernel)
+STUB(clReleaseProgram) STUB(clReleaseCommandQueue) STUB(clReleaseContext)
+C
+if ${CC:-cc} -shared -fPIC -o "$TMP/libhang.so" "$TMP/hang.c" 2>"$TMP/cc.err"; then
+	start=$(date +%s)
+	GPUVET_OPENCL_LIBRARY="$TMP/libhang.so" GPUVET_CALL_TIMEOUT_MS=700 timeout 30 "$GPUVET" doctor --json >"$TMP/hang.json" 2>"$TMP/err"
+	rc=$?
+	took=$(($(date +%s) - start))
+	[ "$rc" -lt 64 ] && pass "doctor with a hanging OpenCL loader ends (exit $rc, ${took} s)" ||
+		fail "doctor with a hanging OpenCL loader ends" "exit $rc"
+	expect_jq "the hang is opencl.hung, naming the call" \
+		'[.findings[] | select(.id == "opencl.hung" and .severity == "warn" and (.summary | test("clGetPlatformIDs")))] | length == 1' \
+		"$TMP/hang.json"
+	expect_jq "the rest of doctor still ran" '[.findings[] | select(.id | startswith("env."))] | length >= 1' "$TMP/hang.json"
+else
+	fail "a stub OpenCL loader compiles" "$(head -c 200 "$TMP/cc.err")"
+fi
+
 done_testing
