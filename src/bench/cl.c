@@ -8,7 +8,9 @@
  *   cl-memory   a copy kernel (four uint4 per work-item) between two device buffers; the
  *               rate is the bytes copied per second (the memory moves twice that: a read and
  *               a write); verified by reading the destination back and checking gpuvet's
- *               pattern in every word.
+ *               pattern in every word. Then a read kernel (each work-item's XOR of what it
+ *               read, checked against the host's) and a write kernel (a pattern of the word's
+ *               index, read back and checked), on the same buffers: bytes read or written.
  *   cl-compute  sixteen independent chains of fma per work-item (two float8); rate in GFLOP/s
  *               (2 per fma); verified against the same fmaf chains on the CPU for 4096
  *               work-items spread over the buffer (fma is correctly rounded on both sides, so
@@ -32,8 +34,9 @@ static int run_cl_compute(struct bench_env *env, struct err *e);
 const struct bench_family family_cl_memory = {
     .name = "cl-memory",
     .aliases = "clmem",
-    .summary = "OpenCL: device copy bandwidth, a copy kernel on every OpenCL device",
-    .title = "OpenCL device memory (copy kernel)",
+    .summary = "OpenCL: device memory bandwidth, copy, read and write kernels on every OpenCL "
+	       "device",
+    .title = "OpenCL device memory (copy, read and write kernels)",
     .run = run_cl_memory,
     .opencl = true,
     .table_note = "OpenCL devices, numbered cl:N: GPU N in the rows below is cl:N",
@@ -49,10 +52,12 @@ const struct bench_family family_cl_compute = {
     .table_note = "OpenCL devices, numbered cl:N: GPU N in the rows below is cl:N",
 };
 
-/* The copy moves four uint4 per work-item, each a whole grid apart, so that every load of a
- * wavefront is contiguous and the loads are in flight together; the fma kernel runs sixteen
- * independent chains per work-item as two float8, which a CPU device vectorises and a GPU
- * issues back to back (at four chains the H200 reached 90 % of clpeak's figure). */
+/* The copy, read and write kernels move four uint4 per work-item, each a whole grid apart, so
+ * that every load of a wavefront is contiguous and the loads are in flight together (the read
+ * writes one word per work-item, a sixteenth of what it reads, so that nothing is optimised
+ * away). The fma kernel runs sixteen independent chains per work-item as two float8, which a
+ * CPU device vectorises and a GPU issues back to back, its loop unrolled four times (at four
+ * chains and no unrolling the H200 reached 90 % of clpeak's figure). */
 static const char cl_source[] =
     "__kernel void gv_cl_copy(__global const uint4 *src, __global uint4 *dst)\n"
     "{\n"
@@ -63,6 +68,20 @@ static const char cl_source[] =
     "\tdst[i + 2 * g] = c;\n"
     "\tdst[i + 3 * g] = d;\n"
     "}\n"
+    "__kernel void gv_cl_read(__global const uint4 *src, __global uint *out)\n"
+    "{\n"
+    "\tsize_t i = get_global_id(0), g = get_global_size(0);\n"
+    "\tuint4 v = src[i] ^ src[i + g] ^ src[i + 2 * g] ^ src[i + 3 * g];\n"
+    "\tout[i] = v.x ^ v.y ^ v.z ^ v.w;\n"
+    "}\n"
+    "__kernel void gv_cl_write(__global uint4 *dst, uint seed)\n"
+    "{\n"
+    "\tsize_t i = get_global_id(0), g = get_global_size(0);\n"
+    "\tfor (int k = 0; k < 4; k++) {\n"
+    "\t\tuint w = (uint)(i + k * g) * 4u;\n"
+    "\t\tdst[i + k * g] = ((uint4)(w, w + 1u, w + 2u, w + 3u) * 0x9e3779b1u) ^ seed;\n"
+    "\t}\n"
+    "}\n"
     "__kernel void gv_cl_fma(__global float *x, float a, float b, int iters)\n"
     "{\n"
     "\tsize_t i = get_global_id(0);\n"
@@ -71,7 +90,13 @@ static const char cl_source[] =
     "\t\t\t    x0 + 6.0f, x0 + 7.0f);\n"
     "\tfloat8 w = v + 8.0f;\n"
     "\tfloat8 va = (float8)(a), vb = (float8)(b);\n"
-    "\tfor (int k = 0; k < iters; k++) {\n"
+    "\tfor (int k = 0; k < iters; k += 4) {\n"
+    "\t\tv = fma(v, va, vb);\n"
+    "\t\tw = fma(w, va, vb);\n"
+    "\t\tv = fma(v, va, vb);\n"
+    "\t\tw = fma(w, va, vb);\n"
+    "\t\tv = fma(v, va, vb);\n"
+    "\t\tw = fma(w, va, vb);\n"
     "\t\tv = fma(v, va, vb);\n"
     "\t\tw = fma(w, va, vb);\n"
     "\t}\n"
@@ -285,6 +310,131 @@ static size_t copy_bytes(const struct bench_env *env, const struct cl_dev *d)
 	return b < 4096 ? 4096 : (size_t)b;
 }
 
+/* Time kernel k over items work-items, bytes moved per run, as test; r's size is the buffer's. */
+static struct bench_result *time_kernel(struct bench_env *env, const struct bench_family *fam,
+					struct cl_dev *d, cl_kernel k, size_t items,
+					const char *test, const char *label, size_t bytes,
+					size_t buf_bytes, struct err *e)
+{
+	struct copy_op o = {d, k, items};
+	struct bench_op op;
+	struct bench_timing tm;
+	struct bench_result *r;
+
+	memset(&op, 0, sizeof(op));
+	memset(&tm, 0, sizeof(tm));
+	op.run = copy_run;
+	op.arg = &o;
+	op.sync = queue_finish;
+	op.host_timed = true;
+	if (bench_time(env, &op, &tm, e) != 0)
+		return NULL;
+	r = bench_add_timed(env, fam, test, label, &tm, (double)bytes, 1e9, "GB/s", false, NULL);
+	describe(r, d);
+	r->size = (double)buf_bytes;
+	str_copy(r->size_unit, "B", sizeof(r->size_unit));
+	bench_timing_free(&tm);
+	return r;
+}
+
+static uint32_t write_word(size_t w, uint32_t seed)
+{
+	return ((uint32_t)w * 0x9e3779b1u) ^ seed;
+}
+
+/* Read: src (bytes, holding host's words) into one word per work-item, checked against the
+ * same XOR of host's words. Write: dst filled with write_word, read back and checked. */
+static int measure_read_write(struct bench_env *env, const struct bench_family *fam,
+			      struct cl_dev *d, cl_mem src, cl_mem dst, uint32_t *host,
+			      size_t bytes, struct err *e)
+{
+	const struct opencl_api *cl = &cl_lib.api;
+	size_t words = bytes / 4, items = bytes / 64, i, g = items;
+	uint32_t *out = xcalloc(items, 4), seed = 0x5eed0003;
+	cl_mem obuf = NULL;
+	cl_kernel kr = NULL, kw = NULL;
+	struct bench_result *r;
+	uint64_t bad = 0, first = 0;
+	int32_t rc = 0;
+	int ret = -1;
+
+	obuf = cl->CreateBuffer(d->ctx, CL_MEM_READ_WRITE, items * 4, NULL, &rc);
+	if (obuf)
+		kr = cl->CreateKernel(d->prog, "gv_cl_read", &rc);
+	if (kr)
+		kw = cl->CreateKernel(d->prog, "gv_cl_write", &rc);
+	if (!kw) {
+		cl_fail(rc, obuf ? "clCreateKernel gv_cl_read/gv_cl_write" : "clCreateBuffer", d,
+			e);
+		goto out;
+	}
+	if ((rc = cl->SetKernelArg(kr, 0, sizeof(src), &src)) != CL_SUCCESS ||
+	    (rc = cl->SetKernelArg(kr, 1, sizeof(obuf), &obuf)) != CL_SUCCESS ||
+	    (rc = cl->SetKernelArg(kw, 0, sizeof(dst), &dst)) != CL_SUCCESS ||
+	    (rc = cl->SetKernelArg(kw, 1, sizeof(seed), &seed)) != CL_SUCCESS) {
+		cl_fail(rc, "clSetKernelArg", d, e);
+		goto out;
+	}
+	r = time_kernel(env, fam, d, kr, items, "cl_read", "read (OpenCL kernel)", bytes, bytes, e);
+	if (!r)
+		goto out;
+	rc = cl->EnqueueReadBuffer(d->q, obuf, CL_TRUE, 0, items * 4, out, 0, NULL, NULL);
+	if (rc != CL_SUCCESS) {
+		cl_fail(rc, "clEnqueueReadBuffer", d, e);
+		goto out;
+	}
+	for (i = 0; i < items; i++) {
+		uint32_t want = 0;
+		int k, c;
+
+		for (k = 0; k < 4; k++)
+			for (c = 0; c < 4; c++)
+				want ^= host[(i + (size_t)k * g) * 4 + (size_t)c];
+		if (out[i] != want && bad++ == 0)
+			first = i;
+	}
+	r->verified = bad == 0 ? VERIFY_OK : VERIFY_FAILED;
+	if (bad == 0)
+		str_fmt(r->verify, sizeof(r->verify),
+			"all %zu work-items' XOR of the 16 words they read equals the host's",
+			items);
+	else
+		str_fmt(r->verify, sizeof(r->verify),
+			"%llu of %zu work-items' XOR of what they read differ from the host's, the "
+			"first at %llu",
+			(unsigned long long)bad, items, (unsigned long long)first);
+	r = time_kernel(env, fam, d, kw, items, "cl_write", "write (OpenCL kernel)", bytes, bytes,
+			e);
+	if (!r)
+		goto out;
+	rc = cl->EnqueueReadBuffer(d->q, dst, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+	if (rc != CL_SUCCESS) {
+		cl_fail(rc, "clEnqueueReadBuffer", d, e);
+		goto out;
+	}
+	for (bad = 0, i = 0; i < words; i++)
+		if (host[i] != write_word(i, seed) && bad++ == 0)
+			first = i;
+	r->verified = bad == 0 ? VERIFY_OK : VERIFY_FAILED;
+	if (bad == 0)
+		str_fmt(r->verify, sizeof(r->verify), "all %zu words read back as written", words);
+	else
+		str_fmt(r->verify, sizeof(r->verify),
+			"%llu of %zu words read back differ from what was written, the first at "
+			"word %llu",
+			(unsigned long long)bad, words, (unsigned long long)first);
+	ret = 0;
+out:
+	if (kr)
+		cl->ReleaseKernel(kr);
+	if (kw)
+		cl->ReleaseKernel(kw);
+	if (obuf)
+		cl->ReleaseMemObject(obuf);
+	free(out);
+	return ret;
+}
+
 static int measure_copy(struct bench_env *env, const struct bench_family *fam, struct cl_dev *d,
 			struct err *e)
 {
@@ -361,7 +511,9 @@ static int measure_copy(struct bench_env *env, const struct bench_family *fam, s
 			"%llu of %zu words read back differ from the source, the first at word "
 			"%llu",
 			(unsigned long long)bad, words, (unsigned long long)first);
-	ret = 0;
+	/* then reading and writing alone, on the same buffers: src still holds the pattern */
+	bench_host_fill_u32(env, host, words, 0x5eed0001);
+	ret = measure_read_write(env, fam, d, src, dst, host, bytes, e);
 out:
 	if (o.k)
 		cl->ReleaseKernel(o.k);
@@ -382,7 +534,7 @@ static int run_cl_memory(struct bench_env *env, struct err *e)
 
 #define FMA_A     0.9999f
 #define FMA_B     0.0001f
-#define FMA_ITERS 512
+#define FMA_ITERS 512  /* a multiple of 4: the kernel's loop is unrolled four times */
 #define FMA_CHECK 4096 /* work-items verified on the CPU */
 
 #define FMA_CHAINS 16 /* per work-item: two float8 */

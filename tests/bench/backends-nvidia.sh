@@ -56,7 +56,8 @@ if cmp -s "$work/old.json" "$work/new.json"; then echo "status --json: the same 
 	echo "status --json differs:"; diff "$work/old.json" "$work/new.json" | head -20; fi
 "$NEW" status --no-agent --json | python3 -c 'import json,sys; print("vendors:", sorted({g["vendor"] for g in json.load(sys.stdin)["gpus"]}))'
 if [ -n "${BUSY_CMD:-}" ]; then
-	sh -c "$BUSY_CMD" >"$work/busy.log" 2>&1 &
+	# exec: the load is this PID, so that the kill below ends it (not only a shell)
+	sh -c "exec $BUSY_CMD" >"$work/busy.log" 2>&1 &
 	busy=$!
 	sleep "${BUSY_WARMUP:-8}"
 	run_all busy

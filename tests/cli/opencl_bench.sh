@@ -41,7 +41,7 @@ expect_jq "cl-memory: a verified copy rate on the PoCL device" \
 	'[.results[] | select(.bench == "cl-memory" and .test == "cl_copy" and .verified == true and .unit == "GB/s" and .median > 0.1 and (.config | test("Portable Computing Language")))] | length >= 1' \
 	"$TMP/b.json"
 expect_jq "cl-memory: verified by reading every word back" \
-	'.results[] | select(.bench == "cl-memory") | .verify | test("^all [0-9]+ words of the destination read back")' \
+	'.results[] | select(.bench == "cl-memory" and .test == "cl_copy") | .verify | test("^all [0-9]+ words of the destination read back")' \
 	"$TMP/b.json"
 expect_jq "cl-compute: a verified FP32 rate on the PoCL device" \
 	'[.results[] | select(.bench == "cl-compute" and .test == "cl_fma_fp32" and .verified == true and .unit == "GFLOP/s" and .median > 0.1)] | length >= 1' \
@@ -54,7 +54,10 @@ expect_jq "no error, no CUDA needed" '(.errors | length == 0) and .exit_code == 
 
 expect_exit "-i cl:0 runs on the first device" 0 "$GPUVET" bench cl-memory -i cl:0 --quick
 expect_grep "the table shows the copy, checked ok" 'copy \(OpenCL kernel\) .* ok' "$TMP/out"
-n=$(jq '[.results[] | select(.bench == "cl-memory")] | length' "$TMP/b.json")
+expect_jq "cl-memory: read and write too, each verified" \
+	'[.results[] | select(.bench == "cl-memory" and (.test == "cl_read" or .test == "cl_write") and .verified == true and .median > 0.1)] | length >= 2' \
+	"$TMP/b.json"
+n=$(jq '[.results[] | select(.bench == "cl-memory" and .test == "cl_copy")] | length' "$TMP/b.json")
 expect_exit "-i cl:$n (no such device) is a usage error" 4 "$GPUVET" bench cl-memory -i "cl:$n" --quick
 expect_grep "which names the devices there are" "no OpenCL device cl:N that -i names: there are $n" "$TMP/err"
 done_testing
