@@ -51,6 +51,19 @@ expect_exit "top --once" 0 "$GPUVET" --replay "$MI" top --once --width 120
 expect_grep "top: slowdown reasons said NVIDIA only, not 'nothing holding it back'" 'slowdown reasons n/a \(NVIDIA only\)' "$TMP/out"
 expect_no_grep "top: no verdict it cannot give" 'nothing holding it back' "$TMP/out"
 
+# ---- both kinds on one machine: NVML's GPU keeps index 0, the Radeon follows
+MIX=$S/mixed-h200-rx7900xtx.json
+expect_exit "mixed: status" 0 "$GPUVET" --replay "$MIX" status --query-gpu=index,vendor,compute_mode,temperature.gpu --format=csv,noheader
+printf '0, NVIDIA, Default, 43\n1, AMD, [N/A], 52\n' >"$TMP/want"
+if cmp -s "$TMP/want" "$TMP/out"; then pass "mixed: NVML's GPU then the Radeon, NVIDIA-only fields [N/A] on it alone"; else
+	fail "mixed: NVML's GPU then the Radeon" "$(cat "$TMP/out")"; fi
+expect_exit "mixed: -i 1 selects the Radeon" 0 "$GPUVET" --replay "$MIX" status -i 1 --json
+expect_jq "mixed: -i 1 is the AMD GPU" '([.gpus[] | select(.vendor == "AMD")] | length) == 1 and (.gpus | length) == 1' "$TMP/out"
+expect_exit "mixed: watch" 0 "$GPUVET" --replay "$MIX" watch -c 1 -s pu
+expect_grep "mixed: watch has the Radeon's line" '^ +1 +78 +52 ' "$TMP/out"
+expect_exit "mixed: doctor is NVIDIA's and AMD's" 0 "$GPUVET" --replay "$MIX" doctor --json
+expect_jq "mixed: the NVIDIA GPU found, the AMD layer ok" '([.findings[] | select(.id == "pci.ok")] | length == 1) and ([.findings[] | select(.id == "amd.ok")] | length == 1)' "$TMP/out"
+
 # ---- topo: the PCIe tree and NUMA apply; NVML's P2P and NVLink are said to be NVIDIA's
 expect_exit "topo on the MI300X machine" 0 "$GPUVET" --replay "$MI" topo
 expect_grep "topo: the pair across NUMA nodes from the PCI paths" '^GPU0 +X +SYS\* +0-47,96-143' "$TMP/out"

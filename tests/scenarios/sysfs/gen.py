@@ -276,9 +276,25 @@ def faults():
                      "the BMC's display controller on the ast driver", files)
 
 
+def mixed():
+    """The 1x H200 recording with the Radeon of rx7900xtx() added: NVIDIA's GPU through NVML and
+    AMD's through sysfs on one machine. A derived scenario (docs/scenarios.md): only the files
+    that differ; the PCI bus listing is the union of both."""
+    rx = rx7900xtx()["files"]
+    with open(os.path.join(HERE, "..", "h200x1.json")) as f:
+        base = json.load(f)["files"]
+    files = {k: v for k, v in rx.items() if not k.startswith("/proc")}
+    bus = base.get("/sys/bus/pci/devices", {"dir": []})["dir"]
+    files["/sys/bus/pci/devices"] = {"dir": sorted(set(bus) | set(rx["/sys/bus/pci/devices"]["dir"]))}
+    return {"gpuvet_recording": 1, "derive": "../h200x1.json",
+            "description": "constructed: the 1x H200 machine (NVML) with an AMD Radeon RX 7900 XTX "
+                           "added (sysfs): both kinds of GPU on one machine",
+            "files": files}
+
+
 def main():
     for name, rec in (("amd-mi300x.json", mi300x()), ("amd-rx7900xtx.json", rx7900xtx()),
-                      ("amd-faults.json", faults())):
+                      ("amd-faults.json", faults()), ("mixed-h200-rx7900xtx.json", mixed())):
         with open(os.path.join(HERE, name), "w") as f:
             json.dump(rec, f, indent=1, sort_keys=True)
             f.write("\n")
