@@ -23,21 +23,6 @@
 
 /* ---- small helpers ------------------------------------------------------------------------ */
 
-/* A failed read as backend.c's helpers record it: ENOENT is n/a, anything else an error. */
-static void num_fail(struct num *n, const char *call, int rc)
-{
-	n->call = call;
-	n->lib = LIB_HOST;
-	n->rc = rc;
-	if (rc == -ENOENT) {
-		n->st = VAL_NA;
-		n->reason = REASON_NOT_SUPPORTED;
-	} else {
-		n->st = VAL_ERR;
-		n->reason = rc == -EACCES || rc == -EPERM ? REASON_NO_PERMISSION : REASON_OTHER;
-	}
-}
-
 static void num_from(struct num *n, const char *call, int64_t v)
 {
 	n->call = call;
@@ -49,7 +34,7 @@ static void num_from(struct num *n, const char *call, int64_t v)
 /* A group the amdgpu driver has no file for: n/a, with the reason as its call. */
 static void num_none(struct num *n)
 {
-	num_fail(n, "not in amdgpu's sysfs", -ENOENT);
+	sysfs_fail(n, "not in amdgpu's sysfs", -ENOENT);
 }
 
 static void text_from(struct text *t, const char *call, const char *s)
@@ -67,7 +52,7 @@ static void text_fail(struct text *t, const char *call, int rc)
 	struct num n;
 
 	memset(&n, 0, sizeof(n));
-	num_fail(&n, call, rc);
+	sysfs_fail(&n, call, rc);
 	t->s[0] = 0;
 	t->call = call;
 	t->lib = LIB_HOST;
@@ -185,7 +170,7 @@ static void dpm_static(const struct sysgpu *sg, const char *rel, struct text *le
 
 	if (rc != 0) {
 		text_fail(levels, rel, rc);
-		num_fail(max, rel, rc);
+		sysfs_fail(max, rel, rc);
 		return;
 	}
 	text_from(levels, rel, "");
@@ -212,7 +197,7 @@ static void dpm_current(const struct sysgpu *sg, const char *rel, const char *hw
 	sysfs_hwmon(sg, hwfreq, 1, 1000000, out);
 	/* keep the DPM file's own failure when it was more than absent */
 	if (out->st == VAL_NA && rc != 0 && rc != -ENOENT)
-		num_fail(out, rel, rc);
+		sysfs_fail(out, rel, rc);
 }
 
 /* ---- temperatures -----------------------------------------------------------------------------
@@ -288,7 +273,7 @@ static void temp_file(struct sysgpu *sg, const struct amd_priv *p, int ch, int w
 	const struct temp_files *f;
 
 	if (!ch) {
-		num_fail(out, p->label_rc ? p->label_call : na_call,
+		sysfs_fail(out, p->label_rc ? p->label_call : na_call,
 			 p->label_rc ? p->label_rc : -ENOENT);
 		return;
 	}
@@ -441,18 +426,18 @@ static void read_ecc_mode(struct sysgpu *sg, struct gpu_static *st)
 		if (hex && parse_u64_prefix(hex + 2, 16, &mask, NULL) == 0)
 			num_from(&st->ecc_current, "ras/features", (int64_t)(mask & 1));
 		else
-			num_fail(&st->ecc_current, "ras/features", -EINVAL);
+			sysfs_fail(&st->ecc_current, "ras/features", -EINVAL);
 		return;
 	}
 	if (rc != -ENOENT) {
-		num_fail(&st->ecc_current, "ras/features", rc);
+		sysfs_fail(&st->ecc_current, "ras/features", rc);
 		return;
 	}
 	str_fmt(path, sizeof(path), "%s/ras/umc_err_count", sg->dev);
 	if (host_exists(path))
 		num_from(&st->ecc_current, "ras/umc_err_count", 1);
 	else
-		num_fail(&st->ecc_current, "ras/features", -ENOENT);
+		sysfs_fail(&st->ecc_current, "ras/features", -ENOENT);
 }
 
 static void amd_health(struct sysgpu *sg, struct gpu_sample *out)
@@ -469,15 +454,15 @@ static void amd_health(struct sysgpu *sg, struct gpu_sample *out)
 		num_from(&out->ecc_vol_uncorrected, "ras/umc_err_count", ue);
 		num_from(&out->ecc_vol_corrected, "ras/umc_err_count", ce);
 	} else {
-		num_fail(&out->ecc_vol_uncorrected, "ras/umc_err_count", rc);
-		num_fail(&out->ecc_vol_corrected, "ras/umc_err_count", rc);
+		sysfs_fail(&out->ecc_vol_uncorrected, "ras/umc_err_count", rc);
+		sysfs_fail(&out->ecc_vol_corrected, "ras/umc_err_count", rc);
 	}
 
 	str_fmt(path, sizeof(path), "%s/ras", sg->dev);
 	rc = host_list(path, &names, &n);
 	if (rc != 0) {
-		num_fail(&out->ecc_agg_uncorrected, "ras/*_err_count", rc);
-		num_fail(&out->ecc_agg_corrected, "ras/*_err_count", rc);
+		sysfs_fail(&out->ecc_agg_uncorrected, "ras/*_err_count", rc);
+		sysfs_fail(&out->ecc_agg_corrected, "ras/*_err_count", rc);
 		return;
 	}
 	for (i = 0; i < n; i++) {
@@ -497,8 +482,8 @@ static void amd_health(struct sysgpu *sg, struct gpu_sample *out)
 	host_list_free(names, n);
 	/* a block that cannot be read makes the sum a lie: say so instead */
 	if (bad || !blocks) {
-		num_fail(&out->ecc_agg_uncorrected, "ras/*_err_count", bad ? bad : -ENOENT);
-		num_fail(&out->ecc_agg_corrected, "ras/*_err_count", bad ? bad : -ENOENT);
+		sysfs_fail(&out->ecc_agg_uncorrected, "ras/*_err_count", bad ? bad : -ENOENT);
+		sysfs_fail(&out->ecc_agg_corrected, "ras/*_err_count", bad ? bad : -ENOENT);
 		return;
 	}
 	num_from(&out->ecc_agg_uncorrected, "ras/*_err_count", sum_ue);
@@ -560,7 +545,7 @@ static void amd_static(struct sysgpu *sg, struct gpu_static *st, unsigned flags)
 
 	sysfs_num(sg, "numa_node", 1, 0, &st->numa_node);
 	if (num_ok(&st->numa_node) && st->numa_node.v < 0)
-		num_fail(&st->numa_node, "numa_node", -ENOENT); /* -1: no NUMA affinity */
+		sysfs_fail(&st->numa_node, "numa_node", -ENOENT); /* -1: no NUMA affinity */
 	sysfs_text(sg, "local_cpulist", &st->cpu_affinity);
 
 	read_temp_limits(sg, st);
@@ -636,7 +621,7 @@ static void fast_fan(struct sysgpu *sg, unsigned *unsup, struct num *out)
 	else if (!num_ok(&max))
 		*out = max;
 	else if (max.v <= 0)
-		num_fail(out, max.call, -EINVAL);
+		sysfs_fail(out, max.call, -EINVAL);
 	else
 		num_from(out, v.call, v.v * 100 / max.v);
 	if (out->st == VAL_NA && unsup)

@@ -215,7 +215,7 @@ static void path_of(const struct sysgpu *sg, const char *rel, char *out, size_t 
 		snprintf(out, n, "%s/%s", sg->dev, rel);
 }
 
-static void fail(struct num *n, const char *call, int rc)
+void sysfs_fail(struct num *n, const char *call, int rc)
 {
 	n->call = call;
 	n->lib = LIB_HOST;
@@ -236,13 +236,13 @@ static void read_num_at(const char *path, const char *call, int64_t mul, int64_t
 	int rc = host_read_line(path, buf, sizeof(buf));
 
 	if (rc != 0) {
-		fail(n, call, rc);
+		sysfs_fail(n, call, rc);
 		return;
 	}
 	errno = 0;
 	v = strtoll(buf, &end, 0);
 	if (errno || end == buf) {
-		fail(n, call, -EINVAL);
+		sysfs_fail(n, call, -EINVAL);
 		return;
 	}
 	n->call = call;
@@ -270,7 +270,7 @@ void sysfs_hwmon(const struct sysgpu *sg, const char *hwrel, int64_t mul, int64_
 	char path[512];
 
 	if (!sg->hwmon[0]) {
-		fail(n, hwrel, -ENOENT);
+		sysfs_fail(n, hwrel, -ENOENT);
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/%s", sg->hwmon, hwrel);
@@ -331,14 +331,14 @@ void sysfs_pcie_link(const struct sysgpu *sg, struct num *gen, struct num *width
 		path_of(sg, speed_file, path, sizeof(path));
 		rc = host_read_line(path, buf, sizeof(buf));
 		if (rc != 0) {
-			fail(gen, speed_file, rc);
+			sysfs_fail(gen, speed_file, rc);
 		} else if (strncmp(buf, "Unknown", 7) == 0) {
 			/* the kernel's word when the link reports no speed (a link that is down,
 			 * a virtual function): no value, but nothing failed either */
-			fail(gen, speed_file, -ENOENT);
+			sysfs_fail(gen, speed_file, -ENOENT);
 			gen->rc = -ENODATA;
 		} else if ((g = gen_of_speed(buf)) == 0) {
-			fail(gen, speed_file, -EINVAL);
+			sysfs_fail(gen, speed_file, -EINVAL);
 		} else {
 			gen->call = speed_file;
 			gen->lib = LIB_HOST;

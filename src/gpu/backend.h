@@ -95,6 +95,9 @@ const char *gpu_vendor_name(const struct gpu *g);
  * value (scaled by mul/div) with call = rel, lib LIB_HOST; VAL_NA when the file is absent,
  * VAL_ERR with rc = -errno when it cannot be read (EACCES: another user's) or does not parse. */
 void sysfs_num(const struct sysgpu *sg, const char *rel, int64_t mul, int64_t div, struct num *n);
+/* n as a failed read of call: VAL_NA for -ENOENT, else VAL_ERR with rc (-EACCES and -EPERM:
+ * no permission). */
+void sysfs_fail(struct num *n, const char *call, int rc);
 void sysfs_text(const struct sysgpu *sg, const char *rel, struct text *t);
 /* A file at an absolute path (the card folder, /sys/class/drm/cardN, holds i915's frequency
  * files; a PCI bridge above the GPU): call is the literal the caller names it by. */

@@ -176,16 +176,6 @@ bool drm_fdinfo_parse(const char *text, struct drm_client *c)
 	return is_drm;
 }
 
-static bool is_number(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (*s < '0' || *s > '9')
-			return false;
-	return true;
-}
-
 static bool wanted(const struct drm_client *c, const char *const *pdevs, size_t npdevs)
 {
 	size_t i;
@@ -256,7 +246,7 @@ int drm_clients_scan(const char *const *pdevs, size_t npdevs, struct drm_client 
 	if (rc != 0)
 		return rc;
 	for (i = 0; i < npids; i++)
-		if (is_number(pids[i]))
+		if (str_all_digits(pids[i]))
 			scan_pid(pids[i], pdevs, npdevs, &v, n, unreadable);
 	host_list_free(pids, npids);
 	*out = v;

@@ -17,35 +17,13 @@
 #include "gpu/intel.h"
 #include "gpu/probe.h"
 #include "replay/replay.h"
+#include "sysfsmachine.h"
 #include "test.h"
 #include "testpaths.h"
 #include "util/util.h"
 
 /* the fast groups read from files (utilisation needs /proc, which these machines lack) */
 #define FILE_GROUPS (PF_ALL & ~PF_UTIL)
-
-static size_t open_machine(const char *name, struct sysgpu **gpus)
-{
-	char top[PATH_MAX], libdir[PATH_MAX], scen[PATH_MAX + 64];
-	struct err e;
-
-	test_paths(top, sizeof(top), libdir, sizeof(libdir));
-	setenv("GPUVET_REPLAY_LIBDIR", libdir, 1);
-	str_fmt(scen, sizeof(scen), "%s/tests/scenarios/sysfs/%s", top, name);
-	err_clear(&e);
-	if (replay_start(scen, &e) != 0) {
-		printf("# replay %s: %s\n", name, e.msg);
-		*gpus = NULL;
-		return 0;
-	}
-	return sysgpu_scan(gpus);
-}
-
-static void close_machine(struct sysgpu *gpus, size_t n)
-{
-	sysgpu_free(gpus, n);
-	replay_finish();
-}
 
 static bool from(const struct num *n, const char *call)
 {
