@@ -10,6 +10,7 @@
 #include "drmfdinfo.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,8 +231,8 @@ static void scan_pid(const char *pid, const char *const *pdevs, size_t npdevs,
 	host_list_free(fds, nfds);
 }
 
-int drm_clients_scan(const char *const *pdevs, size_t npdevs, struct drm_client **out, size_t *n,
-		     unsigned *unreadable)
+/* Every client of every device, read from /proc now. */
+static int scan_all(struct drm_client **out, size_t *n, unsigned *unreadable)
 {
 	char **pids = NULL;
 	size_t npids = 0, i;
@@ -240,15 +241,60 @@ int drm_clients_scan(const char *const *pdevs, size_t npdevs, struct drm_client 
 
 	*out = NULL;
 	*n = 0;
-	if (unreadable)
-		*unreadable = 0;
+	*unreadable = 0;
 	rc = host_list("/proc", &pids, &npids);
 	if (rc != 0)
 		return rc;
 	for (i = 0; i < npids; i++)
 		if (str_all_digits(pids[i]))
-			scan_pid(pids[i], pdevs, npdevs, &v, n, unreadable);
+			scan_pid(pids[i], NULL, 0, &v, n, unreadable);
 	host_list_free(pids, npids);
 	*out = v;
 	return 0;
+}
+
+/* The last sweep of /proc, for every device: the collector's threads (one per GPU) ask within
+ * a few milliseconds of each other at each tick, and one sweep serves them all, as one would
+ * for a single GPU (a sweep reads every process's descriptor links: on an 8-GPU node, eight
+ * sweeps a second would cost eight times the CPU). A sweep older than SWEEP_REUSE_NS is never
+ * reused, so two readings meant to be apart (Intel's 20 ms pair) are two sweeps. */
+#define SWEEP_REUSE_NS 5000000
+
+static pthread_mutex_t sweep_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	int64_t t_ns;
+	int rc;
+	struct drm_client *v;
+	size_t n;
+	unsigned unreadable;
+	char root[512]; /* host_root() when it was taken: another root is another machine */
+} sweep;
+
+int drm_clients_scan(const char *const *pdevs, size_t npdevs, struct drm_client **out, size_t *n,
+		     unsigned *unreadable)
+{
+	size_t i;
+	int64_t now = now_ns();
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	pthread_mutex_lock(&sweep_lock);
+	if (!sweep.t_ns || now - sweep.t_ns > SWEEP_REUSE_NS || strcmp(sweep.root, host_root())) {
+		free(sweep.v);
+		sweep.rc = scan_all(&sweep.v, &sweep.n, &sweep.unreadable);
+		sweep.t_ns = now_ns();
+		str_copy(sweep.root, host_root(), sizeof(sweep.root));
+	}
+	rc = sweep.rc;
+	if (unreadable)
+		*unreadable = sweep.unreadable;
+	for (i = 0; sweep.rc == 0 && i < sweep.n; i++) {
+		if (!wanted(&sweep.v[i], pdevs, npdevs))
+			continue;
+		*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+		(*out)[(*n)++] = sweep.v[i];
+	}
+	pthread_mutex_unlock(&sweep_lock);
+	return rc;
 }

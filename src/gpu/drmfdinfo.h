@@ -52,7 +52,8 @@ bool drm_fdinfo_parse(const char *text, struct drm_client *c);
 /* Every DRM client of every process this user may read, for the devices in pdevs (NULL: all),
  * one entry per (pdev, client id), into *out (the caller's to free) and *n. Processes whose fd
  * folder cannot be read (another user's, when not root) are counted in *unreadable (may be
- * NULL). Returns 0, or -errno when /proc cannot be listed (then *n is 0). */
+ * NULL). Returns 0, or -errno when /proc cannot be listed (then *n is 0). One sweep of /proc
+ * serves every call within 5 ms of it (the collector's GPU threads at one tick); thread-safe. */
 int drm_clients_scan(const char *const *pdevs, size_t npdevs, struct drm_client **out, size_t *n,
 		     unsigned *unreadable);
 
