@@ -54,7 +54,7 @@ int doctor_collect(struct doctor_input *in, unsigned probe_flags, struct err *e)
 	facts_collect(&in->facts);
 	in->facts_ns = now_ns() - t0;
 	t0 = now_ns();
-	/* OpenCL beside the probe, each under its own watchdog: loading the ICDs (PoCL's start-up,
+	/* OpenCL beside the probe, each with its own time limit: loading the ICDs (PoCL's start-up,
 	 * NVIDIA's driver) would otherwise add its time to doctor's (50-60 ms on the H200) */
 	if (probe_flags & PROBE_OPENCL)
 		cl_thread = pthread_create(&cl_tid, NULL, cl_thread_run, &in->cl) == 0;

@@ -1,14 +1,29 @@
 /* opencl.c: collecting the OpenCL facts of doctor (see opencl.h). */
+#define _GNU_SOURCE
 #include "opencl.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "../host/host.h"
 #include "../util/util.h"
 #include "../vendor/opencl.h"
 #include "../vendor/watchdog.h"
+
+/* The OpenCL call under way in the collecting thread (NULL between calls): what a hang is
+ * reported as (cl_collect_guarded). */
+static _Atomic(const char *) cl_call;
+
+static void cl_note(const char *call)
+{
+	atomic_store(&cl_call, call);
+}
 
 /* Where the loader looks for a bare soname when the root is a fake one (host/libs.c has the
  * same list for NVIDIA's libraries). */
@@ -71,13 +86,13 @@ static void read_icd(struct cl_facts *f, const char *name)
 		if (icd->library[0] == '/' && !host_exists(icd->library))
 			icd->state = CL_ICD_MISSING;
 		else {
-			/* an ICD's constructor runs its driver's start-up: the watchdog names it
-			 * when that hangs */
+			/* an ICD's constructor runs its driver's start-up: named, in case it
+			 * hangs */
 			int tried;
 
-			watchdog_note("dlopen(OpenCL ICD)", -1);
-			tried = watchdog_returned(
-			    opencl_icd_try(icd->library, icd->error, sizeof(icd->error)));
+			cl_note("dlopen(OpenCL ICD)");
+			tried = opencl_icd_try(icd->library, icd->error, sizeof(icd->error));
+			cl_note(NULL);
 			if (tried != 0)
 				icd->state = strstr(icd->error, "No such file")
 						 ? CL_ICD_MISSING
@@ -108,9 +123,9 @@ static void read_platform(const struct opencl_lib *l, cl_platform p, struct cl_p
 	opencl_platform_str(l, p, CL_PLATFORM_NAME, pf->name, sizeof(pf->name));
 	opencl_platform_str(l, p, CL_PLATFORM_VENDOR, pf->vendor, sizeof(pf->vendor));
 	opencl_platform_str(l, p, CL_PLATFORM_VERSION, pf->version, sizeof(pf->version));
-	watchdog_note("clGetDeviceIDs", -1);
-	pf->devices_rc =
-	    watchdog_returned(l->api.GetDeviceIDs(p, CL_DEVICE_TYPE_ALL, CL_MAX_DEVICES, devs, &n));
+	cl_note("clGetDeviceIDs");
+	pf->devices_rc = l->api.GetDeviceIDs(p, CL_DEVICE_TYPE_ALL, CL_MAX_DEVICES, devs, &n);
+	cl_note(NULL);
 	pf->devices_rc_name = opencl_error_name(pf->devices_rc);
 	if (pf->devices_rc != CL_SUCCESS)
 		return;
@@ -150,8 +165,9 @@ static void read_platforms(struct cl_facts *f)
 	f->loader_found = true;
 	str_copy(f->loader_path, l.lib.path, sizeof(f->loader_path));
 	/* the loader opens every ICD and asks each for its platforms */
-	watchdog_note("clGetPlatformIDs", -1);
-	f->platforms_rc = watchdog_returned(l.api.GetPlatformIDs(CL_MAX_PLATFORMS, ps, &n));
+	cl_note("clGetPlatformIDs");
+	f->platforms_rc = l.api.GetPlatformIDs(CL_MAX_PLATFORMS, ps, &n);
+	cl_note(NULL);
 	f->platforms_rc_name = opencl_error_name(f->platforms_rc);
 	if (f->platforms_rc == CL_SUCCESS) {
 		f->nplatforms = n < CL_MAX_PLATFORMS ? (int)n : CL_MAX_PLATFORMS;
@@ -194,26 +210,70 @@ void cl_collect(struct cl_facts *f)
 	}
 }
 
-/* The job lives on the heap: a hung worker keeps it. */
-static void cl_job(void *arg)
+/* The run of cl_collect_guarded: the thread's facts and the flag it raises when done. */
+struct cl_run {
+	struct cl_facts f;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool done;
+};
+
+static void *cl_thread(void *arg)
 {
-	cl_collect(arg);
+	struct cl_run *r = arg;
+
+	cl_collect(&r->f);
+	pthread_mutex_lock(&r->lock);
+	r->done = true;
+	pthread_cond_signal(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+	/* parked, not ended (the process's exit ends it): a thread that loaded an ICD and then
+	 * exits trips AddressSanitizer ("unable to unmap" in its teardown, with PoCL's LLVM), and
+	 * doctor, the one caller, exits soon after */
+	for (;;)
+		pause();
+	return NULL;
 }
 
 void cl_collect_guarded(struct cl_facts *out)
 {
-	struct cl_facts *f = xcalloc(1, sizeof(*f));
-	struct watchdog_hang hang;
-	struct err e;
+	struct cl_run *r = xcalloc(1, sizeof(*r));
+	pthread_condattr_t ca;
+	struct timespec until;
+	pthread_t tid;
+	int64_t ms = watchdog_default_ms();
+	bool done;
 
-	err_clear(&e);
-	if (watchdog_run_report(cl_job, f, 0, &hang, &e) != 0) {
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&r->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	if (pthread_create(&tid, NULL, cl_thread, r) != 0) {
+		cl_collect(out);
+		return;
+	}
+	pthread_detach(tid);
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += (time_t)(ms / 1000);
+	until.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&r->lock);
+	while (!r->done && pthread_cond_timedwait(&r->cond, &r->lock, &until) != ETIMEDOUT)
+		;
+	done = r->done;
+	pthread_mutex_unlock(&r->lock);
+	if (!done) {
+		const char *call = atomic_load(&cl_call);
+
 		memset(out, 0, sizeof(*out));
 		out->examined = true;
 		out->hung = true;
-		str_copy(out->hung_call, hang.call, sizeof(out->hung_call));
-		return; /* f is the hung worker's */
+		str_copy(out->hung_call, call ? call : "OpenCL", sizeof(out->hung_call));
+		return; /* r is the stuck thread's */
 	}
-	*out = *f;
-	free(f);
+	*out = r->f; /* r stays with the parked thread, which holds it */
 }

@@ -73,8 +73,10 @@ struct cl_facts {
 
 /* Fill f (zeroed here); never fails as a whole: each part says what went wrong. */
 void cl_collect(struct cl_facts *f);
-/* cl_collect under the watchdog (vendor/watchdog.h): an ICD whose driver hangs in its start-up
- * (NVIDIA's, on a wedged GPU) is reported in f->hung and hung_call, not waited for. */
+/* cl_collect on a thread of its own, waited for GPUVET_CALL_TIMEOUT_MS (vendor/watchdog.h's
+ * limit, 20 s) at most: an ICD whose driver hangs in its start-up (NVIDIA's, on a wedged GPU)
+ * is reported in f->hung and hung_call, not waited for. The thread is left parked, not
+ * ended: for a one-shot command (doctor). */
 void cl_collect_guarded(struct cl_facts *f);
 
 #endif

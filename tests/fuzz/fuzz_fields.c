@@ -28,7 +28,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		char *base = f->kind == FK_SYS_TEXT || f->kind == FK_SYS_NUM ? (char *)&sys
 									     : (char *)&gpu;
 
-		if (f->kind == FK_TIMESTAMP || f->kind == FK_INDEX)
+		/* the vendor is a byte of struct gpu (0: NVIDIA), not a struct num */
+		if (f->kind == FK_TIMESTAMP || f->kind == FK_INDEX || f->kind == FK_VENDOR)
 			continue;
 		if (f->kind == FK_TEXT || f->kind == FK_SYS_TEXT) {
 			struct text *t = (struct text *)(base + f->off);
