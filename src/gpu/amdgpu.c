@@ -13,10 +13,12 @@
 #include "backend.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../host/facts.h"
 #include "../host/host.h"
 #include "../util/util.h"
 #include "probe.h"
@@ -274,7 +276,7 @@ static void temp_file(struct sysgpu *sg, const struct amd_priv *p, int ch, int w
 
 	if (!ch) {
 		sysfs_fail(out, p->label_rc ? p->label_call : na_call,
-			 p->label_rc ? p->label_rc : -ENOENT);
+			   p->label_rc ? p->label_rc : -ENOENT);
 		return;
 	}
 	f = &temp_files[ch - 1];
@@ -302,44 +304,6 @@ static void read_temp_limits(struct sysgpu *sg, struct gpu_static *st)
 #define KFD_NODES "/sys/class/kfd/kfd/topology/nodes"
 #define KFD_CALL  "/sys/class/kfd/kfd/topology/nodes/*/properties"
 
-/* "key value" lines; -1 when key is absent */
-static int64_t prop_of(const char *text, const char *key)
-{
-	size_t klen = strlen(key);
-	const char *p = text;
-
-	while (p && *p) {
-		if (strncmp(p, key, klen) == 0 && p[klen] == ' ') {
-			int64_t v;
-			char num[24];
-			const char *e = strchr(p + klen + 1, '\n');
-			size_t n = e ? (size_t)(e - (p + klen + 1)) : strlen(p + klen + 1);
-
-			if (n >= sizeof(num))
-				return -1;
-			memcpy(num, p + klen + 1, n);
-			num[n] = 0;
-			return parse_i64(str_trim(num), &v) == 0 ? v : -1;
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return -1;
-}
-
-/* 90402 -> "gfx942", 90010 -> "gfx90a", 110000 -> "gfx1100": major, then minor and stepping
- * one hex digit each, as the ISA names are spelt. */
-static bool gfx_name(int64_t v, char *out, size_t n)
-{
-	int64_t major = v / 10000, minor = v / 100 % 100, step = v % 100;
-
-	if (v <= 0 || major == 0 || minor > 15 || step > 15)
-		return false;
-	str_fmt(out, n, "gfx%lld%llx%llx", (long long)major, (long long)minor, (long long)step);
-	return true;
-}
-
 static void read_gfx_target(struct sysgpu *sg, struct text *t)
 {
 	unsigned dom = 0, bus = 0, slot = 0, fn = 0;
@@ -359,7 +323,8 @@ static void read_gfx_target(struct sysgpu *sg, struct text *t)
 	text_fail(t, KFD_CALL, -ENOENT);
 	for (i = 0; i < n; i++) {
 		char *props, name[24];
-		int64_t loc, domain, ver;
+		uint64_t loc = 0, domain = 0, ver = 0;
+		bool has_loc, has_domain, has_ver;
 
 		str_fmt(path, sizeof(path), "%s/%s/properties", KFD_NODES, names[i]);
 		props = host_read(path, 8192, NULL, &rc);
@@ -368,16 +333,16 @@ static void read_gfx_target(struct sysgpu *sg, struct text *t)
 				text_fail(t, KFD_CALL, rc);
 			continue;
 		}
-		loc = prop_of(props, "location_id");
-		domain = prop_of(props, "domain");
-		ver = prop_of(props, "gfx_target_version");
+		has_loc = amd_kfd_prop(props, "location_id", &loc);
+		has_domain = amd_kfd_prop(props, "domain", &domain);
+		has_ver = amd_kfd_prop(props, "gfx_target_version", &ver);
 		free(props);
 		/* a partitioned MI300 sets the partition in location_id's top bits; the PCI
 		 * function is the low 16 (bus << 8 | device << 3 | function) */
-		if (loc < 0 || (loc & 0xffff) != (int64_t)(bus << 8 | slot << 3 | fn) ||
-		    (domain >= 0 && domain != (int64_t)dom))
+		if (!has_loc || (loc & 0xffff) != (uint64_t)(bus << 8 | slot << 3 | fn) ||
+		    (has_domain && domain != dom))
 			continue;
-		if (gfx_name(ver, name, sizeof(name))) {
+		if (has_ver && ver <= UINT_MAX && amd_gfx_name((unsigned)ver, name, sizeof(name))) {
 			text_from(t, KFD_CALL, name);
 			break;
 		}

@@ -151,11 +151,12 @@ void sysgpu_free(struct sysgpu *v, size_t n)
 	free(v);
 }
 
-static void na(struct num *n)
+void num_nvidia_only(struct num *n)
 {
 	n->st = VAL_NA;
 	n->call = "NVIDIA only";
 	n->lib = LIB_HOST;
+	n->rc = 0;
 	n->reason = REASON_NOT_SUPPORTED;
 }
 
@@ -165,35 +166,35 @@ void backend_mark_nvidia_only(struct gpu *g)
 	struct gpu_sample *s = &g->s;
 	size_t i;
 
-	na(&st->cc_major);
-	na(&st->cc_minor);
-	na(&st->mig_current);
-	na(&st->mig_pending);
-	na(&st->mig_instances);
-	na(&st->persistence);
-	na(&st->compute_mode);
-	na(&st->inforom_valid);
-	na(&st->nvlink_count);
-	na(&st->ce_supported);
-	na(&st->multi_gpu_board);
-	na(&s->clock_events);
-	na(&s->ce_sw_power_ns);
-	na(&s->ce_sync_boost_ns);
-	na(&s->ce_sw_thermal_ns);
-	na(&s->ce_hw_thermal_ns);
-	na(&s->ce_hw_power_brake_ns);
-	na(&s->remap_corrected);
-	na(&s->remap_uncorrected);
-	na(&s->remap_pending);
-	na(&s->remap_failure);
-	na(&s->retired_sbe);
-	na(&s->retired_dbe);
-	na(&s->retired_pending);
-	na(&s->fabric_state);
-	na(&s->fabric_status);
-	na(&s->recovery_action);
+	num_nvidia_only(&st->cc_major);
+	num_nvidia_only(&st->cc_minor);
+	num_nvidia_only(&st->mig_current);
+	num_nvidia_only(&st->mig_pending);
+	num_nvidia_only(&st->mig_instances);
+	num_nvidia_only(&st->persistence);
+	num_nvidia_only(&st->compute_mode);
+	num_nvidia_only(&st->inforom_valid);
+	num_nvidia_only(&st->nvlink_count);
+	num_nvidia_only(&st->ce_supported);
+	num_nvidia_only(&st->multi_gpu_board);
+	num_nvidia_only(&s->clock_events);
+	num_nvidia_only(&s->ce_sw_power_ns);
+	num_nvidia_only(&s->ce_sync_boost_ns);
+	num_nvidia_only(&s->ce_sw_thermal_ns);
+	num_nvidia_only(&s->ce_hw_thermal_ns);
+	num_nvidia_only(&s->ce_hw_power_brake_ns);
+	num_nvidia_only(&s->remap_corrected);
+	num_nvidia_only(&s->remap_uncorrected);
+	num_nvidia_only(&s->remap_pending);
+	num_nvidia_only(&s->remap_failure);
+	num_nvidia_only(&s->retired_sbe);
+	num_nvidia_only(&s->retired_dbe);
+	num_nvidia_only(&s->retired_pending);
+	num_nvidia_only(&s->fabric_state);
+	num_nvidia_only(&s->fabric_status);
+	num_nvidia_only(&s->recovery_action);
 	for (i = 0; i < GPU_MAX_LINKS; i++)
-		na(&s->nvlink_active[i]);
+		num_nvidia_only(&s->nvlink_active[i]);
 }
 
 const char *gpu_vendor_name(const struct gpu *g)

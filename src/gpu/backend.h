@@ -82,6 +82,8 @@ extern const struct gpu_backend backend_amdgpu, backend_i915, backend_xe;
 size_t sysgpu_scan(struct sysgpu **out);
 void sysgpu_free(struct sysgpu *v, size_t n);
 
+/* n is a reading only NVIDIA's driver gives: VAL_NA with call "NVIDIA only". */
+void num_nvidia_only(struct num *n);
 /* Mark every field of g only NVIDIA's driver has (MIG, NVLink, compute mode, persistence,
  * InfoROM, retired pages, remapped rows, clock-event reasons, fabric, compute capability)
  * VAL_NA with call "NVIDIA only". */

@@ -190,16 +190,14 @@ static bool wanted(const struct drm_client *c, const char *const *pdevs, size_t 
 }
 
 /* the clients of one process, added to *v unless seen */
-static void scan_pid(const char *pid, const char *const *pdevs, size_t npdevs,
-		     struct drm_client **v, size_t *n, unsigned *unreadable)
+static void scan_pid(const char *pid, struct drm_client **v, size_t *n, unsigned *unreadable)
 {
 	char dir[64], path[128], link[128], **fds = NULL;
 	size_t nfds = 0, i, k;
 
 	str_fmt(dir, sizeof(dir), "/proc/%s/fd", pid);
 	if (host_list(dir, &fds, &nfds) != 0) {
-		if (unreadable)
-			(*unreadable)++;
+		(*unreadable)++;
 		return;
 	}
 	for (i = 0; i < nfds; i++) {
@@ -216,7 +214,7 @@ static void scan_pid(const char *pid, const char *const *pdevs, size_t npdevs,
 		if (!text)
 			continue;
 		c.pid = (unsigned)strtoul(pid, NULL, 10);
-		if (!drm_fdinfo_parse(text, &c) || !wanted(&c, pdevs, npdevs)) {
+		if (!drm_fdinfo_parse(text, &c)) {
 			free(text);
 			continue;
 		}
@@ -247,7 +245,7 @@ static int scan_all(struct drm_client **out, size_t *n, unsigned *unreadable)
 		return rc;
 	for (i = 0; i < npids; i++)
 		if (str_all_digits(pids[i]))
-			scan_pid(pids[i], NULL, 0, &v, n, unreadable);
+			scan_pid(pids[i], &v, n, unreadable);
 	host_list_free(pids, npids);
 	*out = v;
 	return 0;

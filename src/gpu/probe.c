@@ -38,15 +38,6 @@ _Static_assert((int)FABRIC_STATE_NOT_STARTED == (int)NVML_GPU_FABRIC_STATE_NOT_S
 
 /* ---- storing answers ---------------------------------------------------------------------- */
 
-void num_nvidia_only(struct num *n)
-{
-	n->st = VAL_NA;
-	n->call = "NVIDIA only";
-	n->lib = LIB_HOST;
-	n->rc = 0;
-	n->reason = REASON_NOT_SUPPORTED;
-}
-
 void nv_state(struct num *n, const char *call, int rc)
 {
 	n->call = call;
@@ -311,10 +302,7 @@ int probe_open(struct probe **out, struct gpu_system *sys, unsigned flags, struc
 
 int probe_sample(struct probe *p, struct gpu_system *sys, unsigned flags, struct err *e)
 {
-	unsigned i;
-
 	(void)e;
-	(void)i;
 	/* long-lived collectors sample on their own threads: one at a time here */
 	for_each_gpu(p, sys, flags, sample_gpu, false);
 	return 0;

@@ -10,6 +10,7 @@
 
 #include "../capture/recorder.h"
 #include "../util/util.h"
+#include "backend.h"
 
 /* ---- GPM ---- */
 

@@ -45,8 +45,6 @@ struct probe {
 void sysfs_open(struct gpu_system *sys, unsigned flags);
 void sysfs_sample(const struct gpu *g, unsigned flags, struct gpu_sample *s);
 int sysfs_sample_fast(const struct gpu *g, unsigned mask, unsigned *unsup, struct gpu_sample *out);
-/* n is a reading only NVIDIA's driver gives: VAL_NA, "NVIDIA only" */
-void num_nvidia_only(struct num *n);
 
 /* storing answers (probe.c) */
 void nv_state(struct num *n, const char *call, int rc);

@@ -25,14 +25,13 @@ bool amd_gfx_name(unsigned version, char *out, size_t n)
 {
 	unsigned major = version / 10000, minor = version / 100 % 100, step = version % 100;
 
-	if (!version || major > 99 || minor > 15 || step > 15)
+	if (!major || major > 99 || minor > 15 || step > 15)
 		return false;
 	str_fmt(out, n, "gfx%u%x%x", major, minor, step);
 	return true;
 }
 
-/* "name value" lines of a KFD properties file */
-static bool prop_u64(const char *text, const char *key, uint64_t *v)
+bool amd_kfd_prop(const char *text, const char *key, uint64_t *v)
 {
 	size_t kl = strlen(key);
 	const char *p = text;
@@ -79,7 +78,7 @@ static void read_kfd(struct amd_facts *a)
 		if (!text)
 			continue;
 		/* CPU nodes say gfx_target_version 0 */
-		if (!prop_u64(text, "gfx_target_version", &gfx) || gfx == 0 || gfx > 999999) {
+		if (!amd_kfd_prop(text, "gfx_target_version", &gfx) || gfx == 0 || gfx > 999999) {
 			free(text);
 			continue;
 		}
@@ -89,11 +88,12 @@ static void read_kfd(struct amd_facts *a)
 		g->gfx_version = (unsigned)gfx;
 		if (!amd_gfx_name(g->gfx_version, g->gfx, sizeof(g->gfx)))
 			str_fmt(g->gfx, sizeof(g->gfx), "%u", g->gfx_version);
-		g->render_minor =
-		    prop_u64(text, "drm_render_minor", &minor) && minor < 1024 ? (int)minor : -1;
+		g->render_minor = amd_kfd_prop(text, "drm_render_minor", &minor) && minor < 1024
+				      ? (int)minor
+				      : -1;
 		/* location_id is the bus number and devfn: 0x7500 is 75:00.0 */
-		if (prop_u64(text, "location_id", &loc) && prop_u64(text, "domain", &domain) &&
-		    loc <= 0xffff && domain <= 0xffff)
+		if (amd_kfd_prop(text, "location_id", &loc) &&
+		    amd_kfd_prop(text, "domain", &domain) && loc <= 0xffff && domain <= 0xffff)
 			str_fmt(g->bdf, sizeof(g->bdf), "%04x:%02x:%02x.%x", (unsigned)domain,
 				(unsigned)(loc >> 8), (unsigned)((loc >> 3) & 0x1f),
 				(unsigned)(loc & 7));
@@ -119,22 +119,6 @@ static void read_nodes(struct amd_facts *a, const struct pci_facts *pci)
 	free(group_file);
 }
 
-/* "amdgpu " at the start of a /proc/modules line */
-static bool module_listed(const char *mods, const char *name)
-{
-	size_t nl = strlen(name);
-	const char *p = mods;
-
-	while (p && *p) {
-		if (strncmp(p, name, nl) == 0 && p[nl] == ' ')
-			return true;
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return false;
-}
-
 static void read_module(struct amd_facts *a)
 {
 	char *mods = host_read("/proc/modules", 1024 * 1024, NULL, NULL);
@@ -143,9 +127,9 @@ static void read_module(struct amd_facts *a)
 
 	/* a built-in amdgpu has no /proc/modules line but has /sys/module/amdgpu */
 	a->amdgpu_loaded =
-	    (mods && module_listed(mods, "amdgpu")) || host_exists("/sys/module/amdgpu");
+	    (mods && proc_modules_lists(mods, "amdgpu")) || host_exists("/sys/module/amdgpu");
 	a->radeon_loaded =
-	    (mods && module_listed(mods, "radeon")) || host_exists("/sys/module/radeon");
+	    (mods && proc_modules_lists(mods, "radeon")) || host_exists("/sys/module/radeon");
 	free(mods);
 	/* the in-tree module has no version file; AMD's DKMS build has one */
 	if (host_read_line("/sys/module/amdgpu/version", a->module_version,

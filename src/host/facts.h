@@ -461,6 +461,8 @@ void pci_collect(struct pci_facts *p);
  * take them, so they count neither for the module nor for NVML's GPU count. */
 int pci_gpus_reserved(const struct pci_facts *p);
 void module_collect(struct module_facts *m, const struct platform_facts *p);
+/* Is module name a line of /proc/modules' text ("i915 4194304 12 - Live 0x...")? */
+bool proc_modules_lists(const char *text, const char *name);
 void devnodes_collect(struct devnode_facts *d);
 /* Fill nd for the node at path: its metadata, this user's access and its group's name from
  * group_file (/etc/group's text, may be NULL). True when it exists. */
@@ -503,6 +505,9 @@ int amd_elf_arch_list(const char *path, char *out, size_t n, char *note, size_t 
 /* "gfx942" for gfx_target_version 90402 (the step is a hex digit: 90010 is gfx90a); false
  * for 0 or a value out of range. */
 bool amd_gfx_name(unsigned version, char *out, size_t n);
+/* The number after key in a KFD properties file's "key value" lines; false when key is absent
+ * or its value is not a number. */
+bool amd_kfd_prop(const char *text, const char *key, uint64_t *v);
 /* Intel's and Huawei's stacks, only when pci lists such a device (facts.h's oneapi, ascend) */
 void oneapi_collect(struct oneapi_facts *o, const struct pci_facts *pci,
 		    const struct python_facts *py);

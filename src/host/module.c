@@ -100,6 +100,21 @@ static void read_version(struct module_facts *m)
 		str_copy(m->version, line, sizeof(m->version));
 }
 
+bool proc_modules_lists(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = text;
+
+	while (p && *p) {
+		if (strncmp(p, name, n) == 0 && p[n] == ' ')
+			return true;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
 static void read_proc_modules(struct module_facts *m)
 {
 	char *data = host_read("/proc/modules", 1024 * 1024, NULL, NULL);

@@ -17,22 +17,6 @@
 #define ONEAPI_DIR "/opt/intel/oneapi"
 #define INTEL_ICD  "/etc/OpenCL/vendors/intel.icd"
 
-/* Is module `name` a line of /proc/modules ("i915 4194304 12 - Live 0x...")? */
-static bool module_listed(const char *modules, const char *name)
-{
-	size_t n = strlen(name);
-	const char *p = modules;
-
-	while (p && *p) {
-		if (strncmp(p, name, n) == 0 && p[n] == ' ')
-			return true;
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return false;
-}
-
 /* A oneAPI component's version: the folder its `latest` link names (the installer's layout
  * since 2021), else the last version folder listed. */
 static void component_version(const char *comp, char *out, size_t n)
@@ -173,8 +157,8 @@ void oneapi_collect(struct oneapi_facts *o, const struct pci_facts *pci,
 	modules = host_read("/proc/modules", 1024 * 1024, NULL, NULL);
 	if (modules) {
 		o->modules_read = true;
-		o->i915_loaded = module_listed(modules, "i915");
-		o->xe_loaded = module_listed(modules, "xe");
+		o->i915_loaded = proc_modules_lists(modules, "i915");
+		o->xe_loaded = proc_modules_lists(modules, "xe");
 		free(modules);
 	}
 	for (i = 0; i < pci->naccel; i++) {
